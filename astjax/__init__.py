@@ -1,0 +1,2 @@
+"""astjax: JAX's programming model by static source-to-source compilation."""
+from .errors import AstjaxError  # noqa: F401

@@ -1,0 +1,89 @@
+"""Applying a primitive: computed at once on NumPy arrays, or recorded as an equation.
+
+While a function is being compiled a `Builder` is active and every primitive applied is recorded
+into it (with the user's source line it comes from); outside compilation primitives run eagerly
+on NumPy, which is what makes `astjax.numpy` usable as a plain array library.
+"""
+import contextlib
+import threading
+
+import numpy as np
+
+from . import primitives
+from .avals import AVal
+from .ir import Eqn, Lit, Var, as_atom
+
+_state = threading.local()
+
+
+class Builder:
+    """Collects the equations of one function body."""
+
+    def __init__(self):
+        self.eqns = []
+        self.loc = None  # the user's SourceLoc that equations emitted now compute
+
+    def emit(self, name: str, operands, params: dict):
+        prim = primitives.get(name)
+        atoms = [as_atom(o) for o in operands]
+        out = prim.abstract(*[a.aval for a in atoms], **params)
+        out_avals = list(out) if prim.multiple_results else [out]
+        outs = [Var(a) for a in out_avals]
+        self.eqns.append(Eqn(outs, name, atoms, params, self.loc))
+        return outs if prim.multiple_results else outs[0]
+
+
+def _stack() -> list:
+    if not hasattr(_state, "stack"):
+        _state.stack = []
+    return _state.stack
+
+
+def current_builder():
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def building(builder: Builder):
+    _stack().append(builder)
+    try:
+        yield builder
+    finally:
+        _stack().pop()
+
+
+@contextlib.contextmanager
+def eager():
+    """Run primitives on NumPy even inside a compilation (for static-only helpers)."""
+    _stack().append(None)
+    try:
+        yield
+    finally:
+        _stack().pop()
+
+
+def bind(name: str, *operands, **params):
+    builder = current_builder()
+    if builder is not None:
+        return builder.emit(name, operands, params)
+    if any(isinstance(o, Var) for o in operands):
+        raise RuntimeError(f"lax.{name} applied to an abstract value outside compilation")
+    prim = primitives.get(name)
+    out = prim.impl(*[_value(o) for o in operands], **params)
+    if prim.multiple_results:
+        return [np.asarray(o) for o in out]
+    return np.asarray(out)
+
+
+def _value(operand):
+    return operand.value if isinstance(operand, Lit) else operand
+
+
+def is_abstract(x) -> bool:
+    return isinstance(x, Var)
+
+
+def aval(x) -> AVal:
+    from .avals import aval_of
+    return x.aval if isinstance(x, (Var, Lit)) else aval_of(x)

@@ -1,0 +1,145 @@
+"""The core form, in memory: a function of variables and one primitive per equation.
+
+It prints as plain Python (see `printer.py`): `name = lax.<primitive>(operands..., param=...)`
+statements, nested `def`s for branch and loop bodies, and a `return`. Every transformation takes a
+`Func` and returns a `Func`; every backend compiles a `Func`.
+"""
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from .avals import AVal, aval_of
+
+_ids = itertools.count()
+
+
+class Var:
+    """A value known only abstractly (shape, dtype) while a function is compiled.
+
+    `hint` is the name the printer will prefer (the user's variable name, when there is one).
+    Arithmetic, indexing and array methods dispatch through `Var.ops`, which `astjax.numpy`
+    fills in, so library code runs unchanged on Vars and on NumPy arrays.
+    """
+    __slots__ = ("aval", "hint", "id")
+    ops: dict = {}
+    __array_ufunc__ = None  # make NumPy defer `ndarray + Var` to Var.__radd__
+
+    def __init__(self, aval: AVal, hint: str = ""):
+        self.aval, self.hint, self.id = aval, hint, next(_ids)
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def __repr__(self) -> str:
+        return f"Var({self.hint or '_'}#{self.id}: {self.aval})"
+
+    def __hash__(self):
+        return self.id
+
+    def __eq__(self, other):
+        return Var.ops["eq"](self, other)
+
+    def __ne__(self, other):
+        return Var.ops["ne"](self, other)
+
+    def __bool__(self):
+        return Var.ops["bool"](self)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __getattr__(self, name):
+        method = Var.ops.get("method:" + name)
+        if method is None:
+            raise AttributeError(f"arrays have no attribute {name!r}")
+        return method(self)
+
+
+def _dunder(op: str, swap: bool = False):
+    if swap:
+        return lambda self, other: Var.ops[op](other, self)
+    return lambda self, *other: Var.ops[op](self, *other)
+
+
+for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
+                   ("floordiv", "floor_divide"), ("mod", "rem"), ("pow", "pow"),
+                   ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
+                   ("xor", "bitwise_xor")]:
+    setattr(Var, f"__{_name}__", _dunder(_op))
+    setattr(Var, f"__r{_name}__", _dunder(_op, swap=True))
+for _name, _op in [("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"), ("neg", "neg"),
+                   ("pos", "pos"), ("abs", "abs"), ("invert", "invert"), ("getitem", "getitem"),
+                   ("int", "int"), ("float", "float"), ("index", "index")]:
+    setattr(Var, f"__{_name}__", _dunder(_op))
+
+
+@dataclass
+class Lit:
+    """A constant operand: a Python scalar (weakly typed), a NumPy scalar or a NumPy array."""
+    value: Any
+
+    @property
+    def aval(self) -> AVal:
+        return aval_of(self.value)
+
+
+Atom = Any  # Var | Lit
+
+
+@dataclass
+class Eqn:
+    outs: list
+    prim: str
+    ins: list
+    params: dict
+    loc: Optional[Any] = None  # errors.SourceLoc of the user's line this computes
+
+
+@dataclass
+class Func:
+    name: str
+    params: list
+    eqns: list = field(default_factory=list)
+    outs: list = field(default_factory=list)
+    loc: Optional[Any] = None
+
+    @property
+    def in_avals(self) -> list:
+        return [v.aval for v in self.params]
+
+    @property
+    def out_avals(self) -> list:
+        return [atom_aval(o) for o in self.outs]
+
+
+def atom_aval(atom) -> AVal:
+    return atom.aval
+
+
+def as_atom(value):
+    """A Var stays itself; a scalar or an array becomes a literal."""
+    if isinstance(value, Var):
+        return value
+    if isinstance(value, Lit):
+        return value
+    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+        return Lit(value)
+    raise TypeError(f"not an array value: {type(value).__name__}")
+
+
+def sub_funcs(eqn: Eqn):
+    """The nested functions of a control-flow equation (branches, loop bodies)."""
+    for value in eqn.params.values():
+        if isinstance(value, Func):
+            yield value
+        elif isinstance(value, tuple):
+            yield from (v for v in value if isinstance(v, Func))

@@ -1,0 +1,86 @@
+"""Control-flow primitives: cond, while_loop, scan.
+
+In an equation their bodies are nested `Func`s held in params; printed, they are nested `def`s
+passed by name, and the implementation here (used by eager `astjax.lax` and by the NumPy backend
+running printed core form) takes those Python callables positionally:
+
+    y = lax.cond(p, then_3, else_3, y, limit)        # operands follow the branches
+    y = lax.switch(i, (b0, b1, b2), y)
+    x, i = lax.while_loop(cond_5, body_5, x, i)
+    c, ys = lax.scan(body_7, w, c, xs, num_consts=1, num_carry=1, length=10, reverse=False)
+"""
+import numpy as np
+
+from ..errors import ControlFlowError
+from .avals import AVal
+from .primitives import define
+
+
+def as_tuple(result) -> tuple:
+    """Bodies return one value bare and several as a tuple."""
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _unwrap(values: tuple):
+    return values[0] if len(values) == 1 else values
+
+
+# ---------------------------------------------------------------- cond / switch
+def cond_impl(pred, true_fn, false_fn, *operands):
+    return true_fn(*operands) if bool(pred) else false_fn(*operands)
+
+
+def switch_impl(index, branches, *operands):
+    i = int(np.clip(int(index), 0, len(branches) - 1))
+    return branches[i](*operands)
+
+
+def _cond_abstract(pred, *avals, branches):
+    if pred.shape != ():
+        raise ControlFlowError(f"the condition has shape {pred.shape}; it must be a scalar",
+                               hint="reduce it with jnp.any(...) / jnp.all(...), "
+                                    "or select elementwise with jnp.where")
+    return branches[0].out_avals
+
+
+define("cond", cond_impl, _cond_abstract, multiple_results=True, kind="control")
+define("switch", switch_impl, _cond_abstract, multiple_results=True, kind="control")
+
+
+# ---------------------------------------------------------------- while_loop
+def while_impl(cond_fn, body_fn, *carry):
+    while bool(cond_fn(*carry)):
+        carry = as_tuple(body_fn(*carry))
+    return _unwrap(carry)
+
+
+define("while_loop", while_impl, lambda *avals, cond, body: list(avals),
+       multiple_results=True, kind="control")
+
+
+# ---------------------------------------------------------------- scan
+def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False):
+    consts = operands[:num_consts]
+    carry = operands[num_consts:num_consts + num_carry]
+    xs = operands[num_consts + num_carry:]
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    ys = None
+    for t in steps:
+        out = as_tuple(body_fn(*consts, *carry, *[x[t] for x in xs]))
+        carry, y = out[:num_carry], out[num_carry:]
+        if ys is None:
+            ys = [np.empty((length,) + np.shape(v), np.asarray(v).dtype) for v in y]
+        for stack, v in zip(ys, y):
+            stack[t] = v
+    if ys is None:
+        ys = [np.empty((0,) + a.shape, a.dtype) for a in []]
+    return _unwrap(tuple(carry) + tuple(ys))
+
+
+def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse=False):
+    outs = body.out_avals
+    ys = [AVal((length,) + a.shape, a.dtype) for a in outs[num_carry:]]
+    return list(avals[num_consts:num_consts + num_carry]) + ys
+
+
+define("scan", scan_impl, _scan_abstract, multiple_results=True, kind="control")

@@ -1,0 +1,89 @@
+"""Elementwise primitives: NumPy implementations and one shape/dtype rule for all of them.
+
+The dtype rule asks NumPy itself (the implementation applied to 0-d stand-ins of the operands'
+dtypes), so compiled code gets exactly the dtypes eager NumPy would give.
+"""
+import numpy as np
+import scipy.special as sp
+
+from ..errors import ShapeError
+from .avals import AVal, _WEAK_STAND_IN
+from .primitives import define
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = " and ".join(str(tuple(s)) for s in shapes)
+        raise ShapeError(f"shapes {listed} do not broadcast together",
+                         hint="line up the axes with reshape, x[:, None] or jnp.broadcast_to") from None
+
+
+def _stand_in(aval: AVal):
+    if aval.weak:
+        return _WEAK_STAND_IN[aval.dtype.kind]
+    return np.ones((), aval.dtype)
+
+
+def elementwise_rule(impl):
+    def abstract(*avals, **params):
+        with np.errstate(all="ignore"):
+            dtype = np.asarray(impl(*[_stand_in(a) for a in avals], **params)).dtype
+        weak = all(a.weak for a in avals) and dtype.kind != "b"
+        return AVal(broadcast_shapes(*[a.shape for a in avals]), dtype, weak)
+    return abstract
+
+
+def _define(name, impl):
+    return define(name, impl, elementwise_rule(impl), kind="elementwise")
+
+
+def _logistic(x):
+    return sp.expit(x)
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+def _not(x):
+    x = np.asarray(x)
+    return np.logical_not(x) if x.dtype == bool else np.invert(x)
+
+
+def _convert(x, *, dtype):
+    return np.asarray(x).astype(dtype)
+
+
+UNARY = {
+    "neg": np.negative, "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": np.round,
+    "abs": np.abs, "sqrt": np.sqrt, "rsqrt": _rsqrt, "cbrt": np.cbrt,
+    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1,
+    "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+    "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "logistic": _logistic, "erf": sp.erf, "erfc": sp.erfc, "erf_inv": sp.erfinv,
+    "lgamma": sp.gammaln, "digamma": sp.digamma,
+    "is_finite": np.isfinite, "not": _not,
+}
+
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "floor_divide": np.floor_divide, "rem": np.remainder, "pow": np.power,
+    "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "logaddexp": np.logaddexp,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+}
+
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+for _name, _impl in {**UNARY, **BINARY}.items():
+    _define(_name, _impl)
+
+_define("select", np.where)            # select(pred, on_true, on_false)
+_define("clamp", lambda lo, x, hi: np.clip(x, lo, hi))
+define("convert", _convert, lambda a, *, dtype: AVal(a.shape, np.dtype(dtype)),
+       kind="elementwise")

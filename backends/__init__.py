@@ -1,0 +1,1 @@
+"""Backends: each compiles core form to something that runs."""
