@@ -272,10 +272,46 @@ def _dot_general_abstract(a, b, *, dimension_numbers):
 define("dot_general", _dot_general, _dot_general_abstract, kind="contraction")
 
 
+def _einsum_labels(term: str, rank: int, ellipsis_rank: int) -> list:
+    """The labels of one einsum term; the dims an ellipsis covers become ('...', k) labels,
+    right-aligned so that they broadcast across terms as NumPy does."""
+    if "..." not in term:
+        return list(term)
+    head, tail = term.split("...")
+    covered = rank - len(head) - len(tail)
+    return list(head) + [("...", k) for k in range(ellipsis_rank - covered, ellipsis_rank)] + list(tail)
+
+
+def _einsum_output(inputs: list, spec, ellipsis_rank: int) -> list:
+    if spec is not None:
+        return _einsum_labels(spec, ellipsis_rank + len(spec.replace("...", "")), ellipsis_rank)
+    named = [lab for term in inputs for lab in term if isinstance(lab, str)]
+    once = sorted(lab for lab in set(named) if named.count(lab) == 1)
+    return [("...", k) for k in range(ellipsis_rank)] + once
+
+
 def _einsum_abstract(*avals, subscripts):
-    stand_ins = [np.zeros(a.shape, a.dtype) for a in avals]
-    out = np.einsum(subscripts, *stand_ins)
-    return AVal(out.shape, out.dtype)
+    """The output shape from the subscripts alone (implicit and explicit forms, ellipses)."""
+    lhs, _, rhs = subscripts.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(avals):
+        raise ShapeError(f"einsum {subscripts!r} names {len(terms)} operands, got {len(avals)}")
+    ellipsis_rank = max([a.ndim - len(t.replace("...", "")) for t, a in zip(terms, avals)
+                         if "..." in t] + [0])
+    inputs = [_einsum_labels(t, a.ndim, ellipsis_rank) for t, a in zip(terms, avals)]
+    sizes = {}
+    for labels, a in zip(inputs, avals):
+        if len(labels) != a.ndim:
+            raise ShapeError(f"einsum term {''.join(map(str, labels))!r} does not fit an operand "
+                             f"of shape {a.shape}")
+        for label, d in zip(labels, a.shape):
+            known = sizes.get(label, d)
+            if 1 not in (known, d) and known != d:
+                raise ShapeError(f"einsum {subscripts!r}: label {label!r} has sizes {known} and {d}")
+            sizes[label] = d if known == 1 else known
+    output = _einsum_output(inputs, rhs if "->" in subscripts else None, ellipsis_rank)
+    shape = tuple(sizes.get(lab, 1) for lab in output)
+    return AVal(shape, np.result_type(*[a.dtype for a in avals]))
 
 
 define("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs), _einsum_abstract,
