@@ -1,2 +1,10 @@
-"""astjax: JAX's programming model by static source-to-source compilation."""
+"""astjax: JAX's programming model by static source-to-source compilation.
+
+    import astjax as jax
+    import astjax.numpy as jnp
+"""
 from .errors import AstjaxError  # noqa: F401
+from .jit import jit  # noqa: F401
+from .show import make_source, show  # noqa: F401
+
+__version__ = "0.1.0.dev0"

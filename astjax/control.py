@@ -1,0 +1,305 @@
+"""lax.cond, switch, while_loop, fori_loop and scan: eager on NumPy, or recorded as core form.
+
+Eagerly they are plain Python control flow. During compilation each body is built by calling it
+on fresh abstract values (`core.build`), closed over what it reads from outside (those values
+become explicit operands), and recorded as one control-flow equation.
+"""
+import numpy as np
+
+from .core.avals import AVal, result_dtype
+from .core.bind import bind, current_builder
+from .core.build import build_body
+from .core.closure import close, free_vars
+from .core.ir import Eqn, Lit, Var
+from .errors import ControlFlowError
+from .tree_util import leaf_paths, tree_flatten, tree_unflatten
+
+
+def _compiling() -> bool:
+    return current_builder() is not None
+
+
+def _named(kind: str) -> str:
+    """A nested body's name, with the user's line it comes from: `then_12`, `body_30`."""
+    loc = current_builder().loc
+    return f"{kind}_{loc.line}" if loc is not None else kind
+
+
+def _avals(leaves) -> list:
+    from .core.bind import aval
+    return [aval(x) for x in leaves]
+
+
+# ---------------------------------------------------------------- cond / switch
+def cond(pred, true_fun, false_fun, *operands):
+    if not isinstance(pred, Var):
+        return true_fun(*operands) if bool(pred) else false_fun(*operands)
+    _check_scalar_pred(pred)
+    if pred.dtype != np.bool_:
+        pred = bind("ne", pred, 0)
+    return _branches("cond", pred, [true_fun, false_fun], operands, ["then", "else"])
+
+
+def switch(index, branches, *operands):
+    branches = list(branches)
+    if not isinstance(index, Var):
+        return branches[int(np.clip(int(index), 0, len(branches) - 1))](*operands)
+    _check_scalar_pred(index)
+    index = bind("convert", index, dtype="int32")
+    return _branches("switch", index, branches, operands, [f"branch{i}" for i in range(len(branches))])
+
+
+def _check_scalar_pred(pred):
+    if pred.shape != ():
+        raise ControlFlowError(
+            f"the condition is an array of shape {pred.shape}; it must be a scalar",
+            hint="reduce it with jnp.any(...) or jnp.all(...), or select elementwise with jnp.where")
+
+
+def _branches(prim, selector, funs, operands, names, merge=None):
+    leaves, in_tree = tree_flatten(operands)
+    in_avals = _avals(leaves)
+    bodies = [build_body(f, in_tree, in_avals) for f in funs]
+    if merge is not None:
+        merge(bodies)
+    out_tree = _same_structure(bodies)
+    target = _join_avals([[_aval(o) for o in b.outs] for b in bodies], names)
+    for body in bodies:
+        _coerce_outs(body, target)
+    captured = _union_free(bodies)
+    funcs = tuple(close(_named(n), b.params, b.eqns, b.outs, captured)
+                  for n, b in zip(names, bodies))
+    outs = bind(prim, selector, *leaves, *captured, branches=funcs)
+    return tree_unflatten(out_tree, outs)
+
+
+def _aval(atom) -> AVal:
+    return atom.aval
+
+
+def _same_structure(bodies):
+    trees = {b.out_tree for b in bodies}
+    if len(trees) != 1:
+        listed = " vs ".join(str(b.out_tree) for b in bodies)
+        raise ControlFlowError(f"the branches return different structures: {listed}",
+                               hint="make every branch return the same tuple/dict of arrays")
+    return bodies[0].out_tree
+
+
+def _join_avals(per_body: list, names) -> list:
+    """One aval per output that every branch's value converts to (NumPy's promotion)."""
+    joined = []
+    for i, avals in enumerate(zip(*per_body)):
+        shapes = {a.shape for a in avals}
+        if len(shapes) != 1:
+            listed = ", ".join(f"{n}: {a.shape}" for n, a in zip(names, avals))
+            raise ControlFlowError(f"output {i} has different shapes in the branches ({listed})",
+                                   hint="give it the same shape in every branch")
+        dtype, weak = result_dtype(*avals)
+        joined.append(AVal(avals[0].shape, dtype, weak))
+    return joined
+
+
+def _coerce_outs(body, target: list) -> None:
+    """Convert a body's outputs in place (by appending converts) to the target avals."""
+    from .core.bind import Builder, building
+    builder = Builder()
+    with building(builder):
+        body.outs = [o if _aval(o).dtype == t.dtype else bind("convert", o, dtype=t.dtype.name)
+                     for o, t in zip(body.outs, target)]
+    body.eqns = body.eqns + builder.eqns
+
+
+def _union_free(bodies) -> list:
+    captured, seen = [], set()
+    for b in bodies:
+        for v in free_vars(b.params, b.eqns, b.outs):
+            if v.id not in seen:
+                seen.add(v.id)
+                captured.append(v)
+    return captured
+
+
+# ---------------------------------------------------------------- while_loop
+def while_loop(cond_fun, body_fun, init_val, names=None):
+    if not _compiling():
+        val = init_val
+        while bool(cond_fun(val)):
+            val = body_fun(val)
+        return val
+    leaves, tree = tree_flatten(init_val)
+    args_tree = tree_flatten((init_val,))[1]
+    names = names or leaf_paths(init_val)
+    avals = _avals(leaves)
+    for _ in range(3):  # weakly typed carries may widen once (a Python 0 that meets floats)
+        body = build_body(body_fun, args_tree, avals, names)
+        widened = _carry_fixpoint(avals, body, tree, names)
+        if widened == avals:
+            break
+        avals = widened
+    cond_body = build_body(cond_fun, args_tree, avals, names)
+    _check_loop_pred(cond_body)
+    init = [_convert_to(x, a) for x, a in zip(leaves, avals)]
+    captured = _union_free([body, cond_body])
+    n = len(init)
+    body_f = close(_named("body"), body.params, body.eqns, body.outs, captured)
+    body_f.outs = body_f.outs + body_f.params[n:]
+    cond_f = close(_named("cond"), cond_body.params, cond_body.eqns, cond_body.outs, captured)
+    outs = bind("while_loop", *init, *captured, cond=cond_f, body=body_f)
+    return tree_unflatten(tree, outs[:n])
+
+
+def _check_loop_pred(cond_body):
+    if cond_body.out_tree.num_leaves != 1:
+        raise ControlFlowError("the loop condition must return one scalar")
+    pred = cond_body.outs[0]
+    if _aval(pred).shape != ():
+        raise ControlFlowError(
+            f"the loop condition is an array of shape {_aval(pred).shape}; it must be a scalar",
+            hint="reduce it with jnp.any(...) or jnp.all(...)")
+    if _aval(pred).dtype != np.bool_:
+        from .core.bind import Builder, building
+        builder = Builder()
+        with building(builder):
+            cond_body.outs = [bind("ne", pred, 0)]
+        cond_body.eqns = cond_body.eqns + builder.eqns
+
+
+def _carry_fixpoint(avals, body, tree, names) -> list:
+    """The carry avals the loop needs, given what one pass of the body returned."""
+    if body.out_tree != tree:
+        raise ControlFlowError(
+            f"the loop body returns the structure {body.out_tree} but carries {tree}",
+            hint="return the same tuple/dict of values the loop starts with")
+    widened = []
+    for name, a, out in zip(names, avals, body.outs):
+        b = _aval(out)
+        if b.shape != a.shape:
+            raise ControlFlowError(
+                f"the loop changes the shape of {name!r} from {a.shape} to {b.shape}",
+                hint="a value carried around a loop must keep its shape; pad it or use a fixed size")
+        if b.dtype == a.dtype:
+            widened.append(a)
+            continue
+        dtype, _ = result_dtype(a, b)
+        if not a.weak and dtype != a.dtype:
+            raise ControlFlowError(
+                f"the loop changes the dtype of {name!r} from {a.dtype} to {b.dtype}",
+                hint=f"convert it explicitly, e.g. .astype(jnp.{a.dtype.name})")
+        widened.append(AVal(a.shape, dtype, a.weak and b.weak))
+    if widened == avals:
+        _coerce_outs(body, avals)
+    return widened
+
+
+def _convert_to(x, aval: AVal):
+    if isinstance(x, Var) and x.aval.dtype == aval.dtype:
+        return x
+    if not isinstance(x, Var) and not aval.weak:
+        return bind("convert", x, dtype=aval.dtype.name)
+    if isinstance(x, Var):
+        return bind("convert", x, dtype=aval.dtype.name)
+    return x
+
+
+# ---------------------------------------------------------------- fori_loop / scan
+def fori_loop(lower, upper, body_fun, init_val):
+    static = not isinstance(lower, Var) and not isinstance(upper, Var)
+    if not _compiling():
+        val = init_val
+        for i in range(int(lower), int(upper)):
+            val = body_fun(i, val)
+        return val
+    if static:
+        lower, upper = int(lower), int(upper)
+        def step(carry, _):
+            i, val = carry
+            return (i + 1, body_fun(i, val)), None
+        (_, val), _ = scan(step, (np.int64(lower), init_val), None, length=max(upper - lower, 0))
+        return val
+    def loop_cond(carry):
+        return carry[0] < upper
+    def loop_body(carry):
+        i, val = carry
+        return i + 1, body_fun(i, val)
+    start = lower if isinstance(lower, Var) else np.int64(lower)
+    return while_loop(loop_cond, loop_body, (start, init_val))[1]
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None):
+    x_leaves, x_tree = tree_flatten(xs)
+    length = _scan_length(x_leaves, length)
+    if not _compiling():
+        return _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse)
+    c_leaves, c_tree = tree_flatten(init)
+    c_avals = _avals(c_leaves)
+    x_avals = [AVal(a.shape[1:], a.dtype) for a in _avals(x_leaves)]
+    names = (names or leaf_paths(init)) + [f"x_{p}" if p else "x" for p in leaf_paths(xs)]
+    in_tree = tree_flatten((init, xs))[1]
+    for _ in range(3):
+        body = build_body(lambda c, x: f(c, x), in_tree, c_avals + x_avals, names)
+        carry_tree, _ = _split_scan_tree(body.out_tree)
+        carry_body = _ScanCarryView(body, len(c_avals))
+        widened = _carry_fixpoint(c_avals, carry_body, c_tree, names) \
+            if carry_tree == c_tree else _carry_fixpoint(c_avals, _Mismatch(carry_tree), c_tree, names)
+        if widened == c_avals:
+            body.eqns, body.outs = carry_body.eqns, carry_body.outs + body.outs[len(c_avals):]
+            break
+        c_avals = widened
+    _, y_tree = _split_scan_tree(body.out_tree)
+    init_atoms = [_convert_to(x, a) for x, a in zip(c_leaves, c_avals)]
+    captured = free_vars(body.params, body.eqns, body.outs)
+    body_f = close(_named("step"), [], body.eqns, body.outs, captured)
+    body_f.params = body_f.params + body.params  # captured constants first, then carry and x
+    outs = bind("scan", *captured, *init_atoms, *x_leaves, body=body_f,
+                num_consts=len(captured), num_carry=len(init_atoms), length=length,
+                reverse=bool(reverse))
+    n = len(init_atoms)
+    return tree_unflatten(c_tree, outs[:n]), tree_unflatten(y_tree, outs[n:])
+
+
+class _ScanCarryView:
+    """The carry part of a scan body, shaped like a while body for `_carry_fixpoint`."""
+
+    def __init__(self, body, n):
+        self._body, self.n = body, n
+        self.out_tree = _split_scan_tree(body.out_tree)[0]
+        self.outs, self.eqns = body.outs[:n], body.eqns
+
+
+class _Mismatch:
+    def __init__(self, tree):
+        self.out_tree, self.outs, self.eqns = tree, [], []
+
+
+def _split_scan_tree(out_tree):
+    if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2:
+        raise ControlFlowError("a scan body must return a pair (carry, y)",
+                               hint="return (new_carry, output) from the step function")
+    return out_tree.children
+
+
+def _scan_length(x_leaves, length):
+    lengths = {np.shape(x)[0] for x in x_leaves}
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) != 1:
+        raise ControlFlowError(f"scan got inputs of different lengths {sorted(lengths)}"
+                               if lengths else "scan needs xs or length")
+    return lengths.pop()
+
+
+def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
+    carry, ys = init, []
+    steps = range(length - 1, -1, -1) if reverse else range(length)
+    for t in steps:
+        x = tree_unflatten(x_tree, [leaf[t] for leaf in x_leaves]) if x_leaves else None
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    y_leaves = [tree_flatten(y)[0] for y in ys]
+    stacked = [np.stack(col) for col in zip(*y_leaves)]
+    return carry, tree_unflatten(tree_flatten(ys[0])[1], stacked)

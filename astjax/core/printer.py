@@ -1,0 +1,156 @@
+"""Prints core form as Python source: the form users read, pdb steps through, backends compile.
+
+Names come from the user's variables where there is one (`y`, `y_1`), otherwise from the
+primitive (`tanh`, `mul_1`). Each statement computing a new user line carries a comment
+pointing home: `# model.py:3  if jnp.sum(y) > limit:`.
+"""
+import keyword
+import math
+import os
+
+import numpy as np
+
+from .ir import Eqn, Func, Var, sub_funcs
+
+RESERVED = set(keyword.kwlist) | {"lax", "np", "float", "int", "bool"}
+
+
+class Namer:
+    """Unique, readable names within one function body."""
+
+    def __init__(self, taken=()):
+        self.names: dict = {}
+        self.used = set(taken) | RESERVED
+
+    def fresh(self, base: str) -> str:
+        base = _identifier(base)
+        name, n = base, 0
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        return name
+
+    def bind(self, var: Var, base: str) -> str:
+        self.names[var.id] = self.fresh(var.hint or base)
+        return self.names[var.id]
+
+    def __getitem__(self, var: Var) -> str:
+        return self.names[var.id]
+
+
+def _identifier(text: str) -> str:
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in text) or "t"
+    return "_" + text if text[0].isdigit() else text
+
+
+class ModulePrinter:
+    """Prints one top-level Func (and its nested ones) plus the constants it needs."""
+
+    def __init__(self):
+        self.consts: dict = {}
+
+    def literal(self, value) -> str:
+        if isinstance(value, np.ndarray):
+            name = f"_c{len(self.consts)}"
+            self.consts[name] = value
+            return name
+        if isinstance(value, np.generic):
+            return f"np.{value.dtype.name}({_scalar(value.item())})"
+        return _scalar(value)
+
+    def atom(self, atom, namer: Namer) -> str:
+        return namer[atom] if isinstance(atom, Var) else self.literal(atom.value)
+
+    def func(self, func: Func, indent: str = "", namer: Namer = None, fname: str = None) -> list:
+        namer = namer or Namer()
+        params = [namer.bind(v, "x") for v in func.params]
+        lines = [f"{indent}def {fname or func.name}({', '.join(params)}):"]
+        body = indent + "    "
+        last_line = None
+        for eqn in func.eqns:
+            comment, last_line = _comment(eqn, last_line)
+            lines += self.eqn(eqn, body, namer, comment)
+        outs = ", ".join(self.atom(o, namer) for o in func.outs)
+        lines.append(f"{body}return {outs if func.outs else '()'}")
+        return lines
+
+    def eqn(self, eqn: Eqn, indent: str, namer: Namer, comment: str) -> list:
+        lines, fn_names = [], {}
+        for sub in sub_funcs(eqn):
+            fn_names[id(sub)] = name = namer.fresh(sub.name)
+            lines += self.func(sub, indent, Namer(), name)
+        args = [self.atom(a, namer) for a in eqn.ins]
+        call = _CALL_FORMS.get(eqn.prim, _plain_call)(eqn, args, fn_names, self)
+        outs = [namer.bind(v, eqn.prim) for v in eqn.outs]
+        target = f"{', '.join(outs)} = " if outs else ""
+        lines.append(f"{indent}{target}{call}{comment}")
+        return lines
+
+    def param(self, value, fn_names) -> str:
+        if isinstance(value, Func):
+            return fn_names[id(value)]
+        if isinstance(value, tuple):
+            inner = ", ".join(self.param(v, fn_names) for v in value)
+            return f"({inner}{',' if len(value) == 1 else ''})"
+        if isinstance(value, np.dtype):
+            return repr(value.name)
+        if isinstance(value, float):
+            return _scalar(value)
+        return repr(value)
+
+
+
+
+
+def _plain_call(eqn, args, fn_names, printer) -> str:
+    params = [f"{k}={printer.param(v, fn_names)}" for k, v in eqn.params.items()]
+    return f"lax.{eqn.prim}({', '.join(args + params)})"
+
+
+def _cond_call(eqn, args, fn_names, printer) -> str:
+    then_fn, else_fn = (fn_names[id(b)] for b in eqn.params["branches"])
+    return f"lax.cond({', '.join([args[0], then_fn, else_fn] + args[1:])})"
+
+
+def _switch_call(eqn, args, fn_names, printer) -> str:
+    branches = printer.param(eqn.params["branches"], fn_names)
+    return f"lax.switch({', '.join([args[0], branches] + args[1:])})"
+
+
+def _while_call(eqn, args, fn_names, printer) -> str:
+    fns = [fn_names[id(eqn.params["cond"])], fn_names[id(eqn.params["body"])]]
+    return f"lax.while_loop({', '.join(fns + args)})"
+
+
+def _scan_call(eqn, args, fn_names, printer) -> str:
+    params = [f"{k}={printer.param(v, fn_names)}" for k, v in eqn.params.items() if k != "body"]
+    return f"lax.scan({', '.join([fn_names[id(eqn.params['body'])]] + args + params)})"
+
+
+_CALL_FORMS = {"cond": _cond_call, "switch": _switch_call, "while_loop": _while_call,
+               "scan": _scan_call}
+
+
+def _comment(eqn: Eqn, last_line) -> tuple:
+    loc = eqn.loc
+    if loc is None or (loc.file, loc.line) == last_line:
+        return "", last_line
+    text = loc.text().strip()
+    return f"  # {os.path.basename(loc.file)}:{loc.line}  {text}", (loc.file, loc.line)
+
+
+def _scalar(value) -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "np.nan"
+        if math.isinf(value):
+            return "np.inf" if value > 0 else "-np.inf"
+    return repr(value)
+
+
+def print_func(func: Func) -> tuple:
+    """(source text of `func` as a Python def, {const name: array})."""
+    printer = ModulePrinter()
+    lines = printer.func(func)
+    return "\n".join(lines) + "\n", printer.consts

@@ -1,0 +1,1 @@
+"""Front end: finding a function's source, checking it, and specialising it to core form."""

@@ -1,0 +1,418 @@
+"""Evaluates a user function's source abstractly, emitting core form.
+
+User code is never executed: this walks its libcst tree. Python values that are known at
+compile time (ints, shapes, tuples, static arguments) are computed as Python computes them, so
+control flow on them is specialised away; array values are `Var`s, and every operation on them
+goes through astjax's library, which records primitives. `if`/`while`/`for` on array values
+become cond/while_loop/scan (see `pyflow.py`). Errors carry the user's file:line:col.
+"""
+import ast
+import builtins
+import functools
+import operator
+import types
+
+import libcst as cst
+
+from ..core.bind import current_builder
+from ..core.ir import Var
+from ..errors import (AstjaxError, ConcretizationError, ImpurityError, SourceLoc,
+                      UndefinedNameError, UnsupportedSyntaxError)
+from . import resolve
+from .expressions import ExpressionsMixin
+from .pyflow import ControlFlowMixin
+from .source import function_source
+from .values import Undefined, UserFunction
+
+MAX_STATIC_ITERATIONS = 100_000
+
+
+class Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class Break(Exception):
+    pass
+
+
+class Continue(Exception):
+    pass
+
+
+class Frame:
+    """One activation of a user function: its locals and where its free names come from."""
+
+    def __init__(self, function: UserFunction):
+        self.function = function
+        self.env: dict = {}
+
+    @property
+    def file(self):
+        return self.function.source.file
+
+
+class Context:
+    """What one specialisation learns: globals read (to detect stale caches) and array inputs
+    read from globals or closures."""
+
+    def __init__(self):
+        self.dependencies: dict = {}   # (id(namespace), name) -> (namespace, name, value)
+        self.implicit: dict = {}       # (id(namespace), name) -> (namespace, name, Var)
+        self.call_stack: list = []
+
+
+class Interpreter(ExpressionsMixin, ControlFlowMixin):
+    def __init__(self, context: Context = None):
+        self.context = context or Context()
+
+    # ------------------------------------------------------------ functions
+    def user_function(self, fn) -> UserFunction:
+        """A Python function (or bound method) from user code, to be interpreted."""
+        bound = None
+        if isinstance(fn, types.MethodType):
+            fn, bound = fn.__func__, fn.__self__
+        cells = {}
+        if fn.__closure__:
+            cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+        return UserFunction(function_source(fn), fn.__globals__, None, cells,
+                            _python_defaults(fn), self, bound, fn)
+
+    def call_user(self, fn: UserFunction, args, kwargs):
+        if fn in self.context.call_stack and _any_var((args, kwargs)):
+            raise ConcretizationError(
+                f"{fn.__name__} calls itself on array values; recursion needs values known "
+                "at compile time", hint="write the recursion as a lax.while_loop or lax.fori_loop")
+        frame = Frame(fn)
+        if fn.bound_self is not None:
+            args = (fn.bound_self,) + tuple(args)
+        self.bind_arguments(frame, fn.node.params, args, kwargs)
+        self.context.call_stack.append(fn)
+        try:
+            return self.run_body(frame)
+        finally:
+            self.context.call_stack.pop()
+
+    def run_body(self, frame: Frame):
+        node = frame.function.node
+        if isinstance(node, cst.Lambda):
+            return self.eval(node.body, frame)
+        try:
+            self.exec_block(node.body.body, frame)
+        except Return as r:
+            return r.value
+        return None
+
+    def bind_arguments(self, frame, params: cst.Parameters, args, kwargs):
+        args, kwargs = list(args), dict(kwargs)
+        defaults = frame.function.defaults
+        positional = list(params.posonly_params) + list(params.params)
+        for p in positional:
+            name = p.name.value
+            if args:
+                frame.env[name] = args.pop(0)
+            elif name in kwargs:
+                frame.env[name] = kwargs.pop(name)
+            elif name in defaults:
+                frame.env[name] = defaults[name]
+            else:
+                raise _call_error(frame, f"missing argument {name!r}")
+        if isinstance(params.star_arg, cst.Param):
+            frame.env[params.star_arg.name.value] = tuple(args)
+            args = []
+        if args:
+            raise _call_error(frame, f"{len(args)} positional argument(s) too many")
+        for p in params.kwonly_params:
+            name = p.name.value
+            if name in kwargs:
+                frame.env[name] = kwargs.pop(name)
+            elif name in defaults:
+                frame.env[name] = defaults[name]
+            else:
+                raise _call_error(frame, f"missing keyword argument {name!r}")
+        if params.star_kwarg is not None:
+            frame.env[params.star_kwarg.name.value] = kwargs
+        elif kwargs:
+            raise _call_error(frame, f"unexpected keyword argument(s) {', '.join(kwargs)}")
+
+    def make_closure(self, node, frame: Frame) -> UserFunction:
+        """A nested def or lambda, closing over the frame it is defined in."""
+        from .source import FunctionSource
+        name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        source = FunctionSource(frame.file, node, name)
+        defaults = {}
+        params = node.params
+        for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+            if p.default is not None:
+                defaults[p.name.value] = self.eval(p.default, frame)
+        return UserFunction(source, frame.function.globals, frame, {}, defaults, self)
+
+    # ------------------------------------------------------------ names
+    def lookup(self, name: str, frame: Frame, node):
+        f = frame
+        while f is not None:
+            if name in f.env:
+                value = f.env[name]
+                if isinstance(value, Undefined):
+                    raise UndefinedNameError(f"{name!r} is used before it is assigned",
+                                             self.loc(node, frame))
+                return value
+            if name in f.function.cells:
+                return self._from_cell(f.function, name)
+            f = f.function.enclosing
+        return self._global(name, frame, node)
+
+    def _from_cell(self, fn: UserFunction, name: str):
+        try:
+            value = fn.cells[name].cell_contents
+        except ValueError:
+            raise UndefinedNameError(f"free variable {name!r} is not bound yet") from None
+        return self._outer_value(fn.cells, name, value, ("cell", id(fn.cells[name])))
+
+    def _global(self, name: str, frame: Frame, node):
+        namespace = frame.function.globals
+        if name in namespace:
+            return self._outer_value(namespace, name, namespace[name], (id(namespace), name))
+        if name == "range":
+            from .pyflow import make_range
+            return make_range
+        if name in resolve.BUILTINS:
+            return self._builtin(name)
+        raise UndefinedNameError(f"name {name!r} is not defined", self.loc(node, frame),
+                                 hint="define it, import it, or pass it as an argument")
+
+    def _outer_value(self, namespace, name, value, key):
+        """A value read from outside the function: recorded, and arrays become inputs."""
+        if resolve.is_array_input(value):
+            if key not in self.context.implicit:
+                import numpy as np
+                from ..core.avals import AVal
+                arr = np.asarray(value)
+                self.context.implicit[key] = (namespace, name, Var(AVal(arr.shape, arr.dtype), name))
+            return self.context.implicit[key][2]
+        self.context.dependencies[key] = (namespace, name, value)
+        value = resolve.translate(value)
+        if resolve.is_user_function(value):
+            return self.user_function(value)
+        return value
+
+    def _builtin(self, name: str):
+        if name in ("print", "open", "input", "exec", "eval", "breakpoint"):
+            raise ImpurityError(f"{name}() does I/O or runs code, which a compiled function cannot",
+                                hint="use astjax.debug.print(...) to print values"
+                                if name == "print" else None)
+        return resolve.BUILTINS[name]
+
+    # ------------------------------------------------------------ statements
+    def exec_block(self, statements, frame: Frame):
+        for stmt in statements:
+            self.exec_statement(stmt, frame)
+
+    def exec_statement(self, stmt, frame: Frame):
+        try:
+            self._exec_statement(stmt, frame)
+        except AstjaxError as e:
+            raise e.at(self.loc(stmt, frame)) from e.__cause__
+
+    def _exec_statement(self, stmt, frame: Frame):
+        self.set_loc(stmt, frame)
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.set_loc(small, frame)
+                self.exec_small(small, frame)
+            return
+        handler = getattr(self, "exec_" + type(stmt).__name__, None)
+        if handler is None:
+            raise UnsupportedSyntaxError(f"{_describe(stmt)} is not supported in a compiled function",
+                                         self.loc(stmt, frame), hint=_SYNTAX_HINTS.get(type(stmt)))
+        handler(stmt, frame)
+
+    def exec_small(self, node, frame: Frame):
+        handler = getattr(self, "exec_" + type(node).__name__, None)
+        if handler is None:
+            raise UnsupportedSyntaxError(f"{_describe(node)} is not supported in a compiled function",
+                                         self.loc(node, frame), hint=_SYNTAX_HINTS.get(type(node)))
+        handler(node, frame)
+
+    def exec_Expr(self, node: cst.Expr, frame):
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return  # a docstring
+        self.eval(node.value, frame)
+
+    def exec_Pass(self, node, frame):
+        pass
+
+    def exec_Assign(self, node: cst.Assign, frame):
+        value = self.eval(node.value, frame)
+        for target in node.targets:
+            self.assign(target.target, value, frame)
+
+    def exec_AnnAssign(self, node: cst.AnnAssign, frame):
+        if node.value is not None:
+            self.assign(node.target, self.eval(node.value, frame), frame)
+
+    def exec_AugAssign(self, node: cst.AugAssign, frame):
+        op = _AUG_OPS[type(node.operator)]
+        current = self.eval(node.target, frame)
+        value = self.apply(op, (current, self.eval(node.value, frame)), node, frame)
+        self.assign(node.target, value, frame)
+
+    def exec_Return(self, node: cst.Return, frame):
+        raise Return(None if node.value is None else self.eval(node.value, frame))
+
+    def exec_Break(self, node, frame):
+        raise Break()
+
+    def exec_Continue(self, node, frame):
+        raise Continue()
+
+    def exec_Raise(self, node: cst.Raise, frame):
+        exc = self.eval(node.exc, frame) if node.exc is not None else RuntimeError("raise")
+        if isinstance(exc, type):
+            exc = exc()
+        raise AstjaxError(f"the function raised {type(exc).__name__}: {exc}", self.loc(node, frame))
+
+    def exec_Assert(self, node: cst.Assert, frame):
+        test = self.eval(node.test, frame)
+        if isinstance(test, Var):
+            return  # an assertion on array values cannot be checked at compile time
+        if not test:
+            msg = self.eval(node.msg, frame) if node.msg is not None else ""
+            raise AstjaxError(f"assertion failed: {msg}", self.loc(node, frame))
+
+    def exec_Del(self, node: cst.Del, frame):
+        if isinstance(node.target, cst.Name):
+            frame.env[node.target.value] = Undefined(node.target.value)
+
+    def exec_Import(self, node: cst.Import, frame):
+        import importlib
+        for alias in node.names:
+            module_name = cst.Module([]).code_for_node(alias.name)
+            module = importlib.import_module(module_name)
+            if alias.asname is not None:
+                frame.env[alias.asname.name.value] = resolve.translate(module)
+            else:
+                top = module_name.split(".")[0]
+                frame.env[top] = resolve.translate(importlib.import_module(top))
+
+    def exec_ImportFrom(self, node: cst.ImportFrom, frame):
+        import importlib
+        module_name = cst.Module([]).code_for_node(node.module) if node.module else ""
+        if node.relative or isinstance(node.names, cst.ImportStar):
+            raise UnsupportedSyntaxError("relative or star imports inside a compiled function",
+                                         self.loc(node, frame), hint="import at module level")
+        module = resolve.translate(importlib.import_module(module_name))
+        for alias in node.names:
+            name = alias.name.value
+            target = alias.asname.name.value if alias.asname else name
+            frame.env[target] = resolve.translate(getattr(module, name))
+
+    def exec_Global(self, node, frame):
+        raise ImpurityError("a compiled function cannot assign globals", self.loc(node, frame),
+                            hint="return the new value instead")
+
+    exec_Nonlocal = exec_Global
+
+    def exec_FunctionDef(self, node: cst.FunctionDef, frame):
+        if node.decorators:
+            raise UnsupportedSyntaxError("decorators on nested functions", self.loc(node, frame),
+                                         hint="define the nested function without decorators")
+        frame.env[node.name.value] = self.make_closure(node, frame)
+
+    # ------------------------------------------------------------ assignment
+    def assign(self, target, value, frame: Frame):
+        if isinstance(target, cst.Name):
+            if isinstance(value, Var) and not value.hint:
+                value.hint = target.value
+            frame.env[target.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target, value, frame)
+        elif isinstance(target, cst.Subscript):
+            self._assign_item(target, value, frame)
+        elif isinstance(target, cst.Attribute):
+            raise ImpurityError("a compiled function cannot assign attributes",
+                                self.loc(target, frame),
+                                hint="build a new object (e.g. namedtuple._replace) and return it")
+        else:
+            raise UnsupportedSyntaxError(f"assignment to {_describe(target)}", self.loc(target, frame))
+
+    def _unpack(self, target, value, frame):
+        elements = target.elements
+        try:
+            values = list(value)
+        except TypeError:
+            raise ConcretizationError(f"cannot unpack {type(value).__name__}",
+                                      self.loc(target, frame)) from None
+        star = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+        if star:
+            i = star[0]
+            tail = len(elements) - i - 1
+            values = values[:i] + [list(values[i:len(values) - tail])] + values[len(values) - tail:]
+        if len(values) != len(elements):
+            raise AstjaxError(f"cannot unpack {len(values)} values into {len(elements)} names",
+                              self.loc(target, frame))
+        for element, v in zip(elements, values):
+            inner = element.value
+            self.assign(inner.value if isinstance(inner, cst.StarredElement) else inner, v, frame)
+
+    def _assign_item(self, target: cst.Subscript, value, frame):
+        container = self.eval(target.value, frame)
+        index = self.eval_index(target, frame)
+        if isinstance(container, (list, dict)):
+            container[index] = value
+            return
+        if not isinstance(target.value, cst.Name):
+            raise ImpurityError("in-place update of an array that is not a local name",
+                                self.loc(target, frame), hint="write x = x.at[i].set(v)")
+        updated = self.apply(lambda c, i, v: c.at[i].set(v), (container, index, value), target, frame)
+        self.assign(target.value, updated, frame)
+
+    # ------------------------------------------------------------ locations
+    def loc(self, node, frame: Frame) -> SourceLoc:
+        return frame.file.loc(node)
+
+    def set_loc(self, node, frame: Frame):
+        builder = current_builder()
+        loc = self.loc(node, frame)
+        if builder is not None and loc is not None:
+            builder.loc = loc
+
+
+def _python_defaults(fn) -> dict:
+    import inspect
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return {}
+    return {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
+
+
+def _any_var(tree) -> bool:
+    from ..tree_util import tree_leaves
+    return any(isinstance(x, Var) for x in tree_leaves(tree))
+
+
+def _call_error(frame, message):
+    return AstjaxError(f"{frame.function.__name__}(): {message}", frame.function.source.loc())
+
+
+def _describe(node) -> str:
+    return {cst.Try: "try/except", cst.With: "with", cst.ClassDef: "a class definition",
+            cst.AsyncFunctionDef: "async def"}.get(type(node), type(node).__name__)
+
+
+_SYNTAX_HINTS = {
+    cst.Try: "a compiled function cannot catch errors; check values with jnp.where or lax.cond",
+    cst.With: "move the with-block outside the compiled function",
+    cst.ClassDef: "define classes at module level",
+}
+
+_AUG_OPS = {
+    cst.AddAssign: operator.add, cst.SubtractAssign: operator.sub,
+    cst.MultiplyAssign: operator.mul, cst.DivideAssign: operator.truediv,
+    cst.FloorDivideAssign: operator.floordiv, cst.ModuloAssign: operator.mod,
+    cst.PowerAssign: operator.pow, cst.MatrixMultiplyAssign: operator.matmul,
+    cst.BitAndAssign: operator.and_, cst.BitOrAssign: operator.or_,
+    cst.BitXorAssign: operator.xor, cst.LeftShiftAssign: operator.lshift,
+    cst.RightShiftAssign: operator.rshift,
+}

@@ -1,0 +1,251 @@
+"""Python `if`/`while`/`for` in the interpreter: run as Python when the condition or the
+iterable is static, converted to lax.cond / while_loop / scan when it is an array value.
+
+A converted statement outputs exactly the variables assigned in it that exist before it or are
+read after it; those defined on only one path are errors naming the variable.
+"""
+import libcst as cst
+
+from ..core.ir import Var
+from ..errors import ControlFlowError
+from . import analysis
+from .values import Undefined
+
+MAX_STATIC_ITERATIONS = 100_000
+
+
+class ControlFlowMixin:
+    # ------------------------------------------------------------ if
+    def exec_If(self, node: cst.If, frame):
+        test = self.eval(node.test, frame)
+        if not isinstance(test, Var):
+            branch = node.body.body if test else _else_body(node.orelse)
+            self.exec_block(branch, frame)
+            return
+        self.set_loc(node.test, frame)
+        self._convert_if(node, test, frame)
+
+    def _convert_if(self, node: cst.If, pred, frame):
+        import astjax.control as control
+        orelse = _else_body(node.orelse)
+        names = self._outputs(node, list(node.body.body) + list(orelse), frame)
+
+        def branch(statements):
+            def run():
+                saved = dict(frame.env)
+                try:
+                    self._exec_converted(statements, frame, node)
+                    return tuple(self._output_value(n, frame, node) for n in names)
+                finally:
+                    frame.env = saved
+            return run
+
+        self._check_scalar(pred, node.test, frame)
+        results = control.cond(pred, branch(node.body.body), branch(orelse))
+        for name, value in zip(names, results):
+            self._bind_result(name, value, frame)
+
+    def _outputs(self, node, statements, frame) -> list:
+        assigned = analysis.assigned_names(statements)
+        function = frame.function.node
+        read_after = analysis.read_outside(assigned, node, function, frame.file.contexts)
+        return [n for n in assigned
+                if n in read_after or (n in frame.env and not isinstance(frame.env[n], Undefined))]
+
+    def _output_value(self, name, frame, node):
+        value = frame.env.get(name, Undefined(name))
+        if isinstance(value, Undefined):
+            raise ControlFlowError(
+                f"{name!r} is assigned on only some paths of this if on an array value, "
+                "and used after it", self.loc(node, frame),
+                hint=f"assign {name} before the if (or in every branch)")
+        return value
+
+    def _bind_result(self, name, value, frame):
+        if isinstance(value, Var) and not value.hint:
+            value.hint = name
+        frame.env[name] = value
+
+    def _exec_converted(self, statements, frame, node):
+        from .interpreter import Break, Continue, Return
+        try:
+            self.exec_block(statements, frame)
+        except (Return, Break, Continue) as e:
+            word = {"Return": "return", "Break": "break", "Continue": "continue"}[type(e).__name__]
+            raise ControlFlowError(f"{word} inside an if or loop on an array value is not "
+                                   "supported yet", self.loc(node, frame),
+                                   hint="assign the result to a variable and return it at the end")
+
+    def _check_scalar(self, pred, test_node, frame):
+        if pred.shape != ():
+            raise ControlFlowError(
+                f"the condition is an array of shape {pred.shape}; it must be a scalar",
+                self.loc(test_node, frame),
+                hint="reduce it with jnp.any(...) / jnp.all(...), or select elementwise "
+                     "with jnp.where(cond, a, b)")
+
+    # ------------------------------------------------------------ while
+    def exec_While(self, node: cst.While, frame):
+        from .interpreter import Break, Continue
+        for _ in range(MAX_STATIC_ITERATIONS):
+            test = self.eval(node.test, frame)
+            if isinstance(test, Var):
+                self.set_loc(node.test, frame)
+                self._convert_while(node, frame)
+                return
+            if not test:
+                self.exec_block(_else_body(node.orelse), frame)
+                return
+            try:
+                self.exec_block(node.body.body, frame)
+            except Break:
+                return
+            except Continue:
+                continue
+        raise ControlFlowError(f"a while loop on static values ran {MAX_STATIC_ITERATIONS} times",
+                               self.loc(node, frame), hint="is its condition ever false?")
+
+    def _convert_while(self, node: cst.While, frame):
+        import astjax.control as control
+        if node.orelse is not None:
+            raise ControlFlowError("while/else on an array condition is not supported yet",
+                                   self.loc(node, frame))
+        names = self._carried(node, node.body.body, frame)
+
+        def with_carry(carry, action):
+            saved = dict(frame.env)
+            try:
+                frame.env.update(zip(names, carry))
+                return action()
+            finally:
+                frame.env = saved
+
+        def cond_fun(carry):
+            return with_carry(carry, lambda: self._loop_test(node, frame))
+
+        def body_fun(carry):
+            def run():
+                self._exec_converted(node.body.body, frame, node)
+                return tuple(self._output_value(n, frame, node) for n in names)
+            return with_carry(carry, run)
+
+        init = tuple(frame.env[n] for n in names)
+        results = control.while_loop(cond_fun, body_fun, init, names=list(names))
+        for name, value in zip(names, results):
+            self._bind_result(name, value, frame)
+
+    def _loop_test(self, node, frame):
+        test = self.eval(node.test, frame)
+        if isinstance(test, Var):
+            self._check_scalar(test, node.test, frame)
+        return test
+
+    def _carried(self, node, statements, frame) -> list:
+        assigned = analysis.assigned_names(statements)
+        function = frame.function.node
+        read_after = analysis.read_outside(assigned, node, function, frame.file.contexts)
+        carried = []
+        for n in assigned:
+            defined = n in frame.env and not isinstance(frame.env[n], Undefined)
+            if defined:
+                carried.append(n)
+            elif n in read_after:
+                raise ControlFlowError(
+                    f"{n!r} is first assigned inside a loop on array values and used after it",
+                    self.loc(node, frame),
+                    hint=f"give {n} an initial value before the loop (the loop may run 0 times)")
+        return carried
+
+    # ------------------------------------------------------------ for
+    def exec_For(self, node: cst.For, frame):
+        from .interpreter import Break, Continue
+        iterable = self.eval(node.iter, frame)
+        if isinstance(iterable, Var):
+            self.set_loc(node.iter, frame)
+            self._convert_for_array(node, iterable, frame)
+            return
+        if isinstance(iterable, _DynamicRange):
+            self._convert_for_range(node, iterable, frame)
+            return
+        for value in iterable:
+            self.assign(node.target, value, frame)
+            try:
+                self.exec_block(node.body.body, frame)
+            except Break:
+                return
+            except Continue:
+                continue
+        self.exec_block(_else_body(node.orelse), frame)
+
+    def _convert_for_array(self, node: cst.For, xs, frame):
+        """for row in xs (an array) -> lax.scan over its leading axis."""
+        import astjax.control as control
+        if xs.ndim == 0:
+            raise ControlFlowError("iteration over a 0-d array", self.loc(node.iter, frame))
+        names = self._carried(node, node.body.body, frame)
+
+        def step(carry, x):
+            saved = dict(frame.env)
+            try:
+                frame.env.update(zip(names, carry))
+                self.assign(node.target, x, frame)
+                self._exec_converted(node.body.body, frame, node)
+                return tuple(self._output_value(n, frame, node) for n in names), None
+            finally:
+                frame.env = saved
+
+        init = tuple(frame.env[n] for n in names)
+        results, _ = control.scan(step, init, xs, names=list(names))
+        for name, value in zip(names, results):
+            self._bind_result(name, value, frame)
+
+    def _convert_for_range(self, node, rng, frame):
+        """for i in range(a, b) with array bounds -> lax.while_loop over a counter."""
+        import astjax.control as control
+        names = self._carried(node, node.body.body, frame)
+
+        def body(i, carry):
+            saved = dict(frame.env)
+            try:
+                frame.env.update(zip(names, carry))
+                self.assign(node.target, i, frame)
+                self._exec_converted(node.body.body, frame, node)
+                return tuple(self._output_value(n, frame, node) for n in names)
+            finally:
+                frame.env = saved
+
+        init = tuple(frame.env[n] for n in names)
+        results = control.fori_loop(rng.start, rng.stop, body, init)
+        for name, value in zip(names, results):
+            self._bind_result(name, value, frame)
+
+
+class _DynamicRange:
+    """range(a, b) where a bound is an array value (made by the `range` builtin stand-in)."""
+
+    def __init__(self, start, stop):
+        self.start, self.stop = start, stop
+
+
+def _is_dynamic_range(value) -> bool:
+    return isinstance(value, _DynamicRange)
+
+
+def make_range(*args):
+    """`range` as compiled code sees it: Python's, unless a bound is an array value."""
+    if not any(isinstance(a, Var) for a in args):
+        return range(*[int(a) for a in args])
+    if len(args) == 1:
+        return _DynamicRange(0, args[0])
+    if len(args) == 2:
+        return _DynamicRange(args[0], args[1])
+    raise ControlFlowError("range() with a step and array bounds is not supported yet",
+                           hint="loop with a while on a counter")
+
+
+def _else_body(orelse):
+    if orelse is None:
+        return []
+    if isinstance(orelse, cst.If):
+        return [orelse]
+    return orelse.body.body

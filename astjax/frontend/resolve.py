@@ -1,0 +1,80 @@
+"""What a name read by user code means: a user helper to interpret, an astjax library function,
+a NumPy/JAX name standing for its astjax counterpart, a static Python value, or an array that
+becomes an input of the compiled function."""
+import builtins
+import functools
+import math
+import types
+
+import numpy as np
+
+from ..errors import ConcretizationError
+
+LIBRARY_PREFIXES = ("astjax", "numpy", "scipy", "math", "builtins", "operator", "functools",
+                    "itertools", "collections", "typing", "dataclasses", "_operator")
+
+
+@functools.lru_cache(maxsize=None)
+def module_map() -> dict:
+    """Modules user code may import, mapped to the astjax module that stands for each."""
+    import astjax
+    import astjax.lax
+    import astjax.nn
+    import astjax.numpy as jnp
+    import astjax.tree_util
+    mapping = {"numpy": jnp, "numpy.linalg": jnp.linalg, "jax": astjax, "jax.numpy": jnp,
+               "jax.numpy.linalg": jnp.linalg, "jax.lax": astjax.lax, "jax.nn": astjax.nn,
+               "jax.tree_util": astjax.tree_util}
+    return mapping
+
+
+@functools.lru_cache(maxsize=None)
+def numpy_function_map() -> dict:
+    """id(numpy function) -> the astjax.numpy function of the same name."""
+    import astjax.numpy as jnp
+    out = {}
+    for name in dir(jnp):
+        ours, theirs = getattr(jnp, name), getattr(np, name, None)
+        if callable(theirs) and callable(ours) and not isinstance(theirs, type):
+            out[id(theirs)] = ours
+    return out
+
+
+def translate(value):
+    """The value user code should see for a module or function it named."""
+    if isinstance(value, types.ModuleType):
+        return module_map().get(value.__name__, value)
+    if callable(value) and id(value) in numpy_function_map():
+        return numpy_function_map()[id(value)]
+    return value
+
+
+def is_array_input(value) -> bool:
+    """Arrays read from globals/closures become inputs (read afresh at every call)."""
+    if isinstance(value, np.ndarray):
+        return True
+    return hasattr(value, "__array__") and hasattr(value, "shape") and hasattr(value, "dtype") \
+        and not isinstance(value, (np.generic, type))
+
+
+def is_user_function(value) -> bool:
+    fn = value.__func__ if isinstance(value, types.MethodType) else value
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = getattr(fn, "__module__", None) or ""
+    return not module.startswith(LIBRARY_PREFIXES)
+
+
+BUILTINS = vars(builtins)
+
+
+def non_array_function_error(fn, name: str):
+    module = getattr(fn, "__module__", None) or ""
+    short = getattr(fn, "__name__", name)
+    if module == "math" or getattr(math, short, None) is fn:
+        return ConcretizationError(
+            f"math.{short} is not an array function, but it is given an array",
+            hint=f"write jnp.{short}(...) (import astjax.numpy as jnp)")
+    return ConcretizationError(
+        f"{name} cannot take an array value: it would need the array's contents at compile time",
+        hint="use the astjax.numpy / astjax.lax equivalent, or pass the value as a static argument")

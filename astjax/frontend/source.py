@@ -1,0 +1,122 @@
+"""Finding a function's source: the file it came from, parsed once with libcst, and its node.
+
+Plain and nested functions, methods and lambdas are located through their code object (first
+line, and for lambdas the column of the body, from `co_positions`). Files are read through
+`linecache`, so notebook cells that register their source there work too; a function with no
+source at all (REPL, `exec` of a string) gets a `SourceUnavailableError`.
+"""
+import hashlib
+import linecache
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
+                             PositionProvider, ScopeProvider)
+
+from ..errors import SourceLoc, SourceUnavailableError
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    text: str
+    digest: str
+    module: cst.Module
+    positions: dict
+    scopes: dict
+    parents: dict
+    contexts: dict
+    extra_positions: dict = field(default_factory=dict)  # nodes made by rewriters
+
+    def loc(self, node) -> SourceLoc:
+        pos = self.positions.get(node) or self.extra_positions.get(id(node))
+        if pos is None:
+            return None
+        return SourceLoc(self.path, pos.start.line, pos.start.column)
+
+
+_FILES: dict = {}
+
+
+def parse_file(path: str) -> ParsedFile:
+    """The parsed file at `path`, re-parsed only when its text changed."""
+    linecache.checkcache(path)
+    text = "".join(linecache.getlines(path))
+    if not text:
+        raise SourceUnavailableError(
+            f"no source for {path}: astjax compiles functions from their source file",
+            hint="define the function in a .py file (or a notebook cell) instead of exec/REPL")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    cached = _FILES.get(path)
+    if cached is not None and cached.digest == digest:
+        return cached
+    parsed = _parse(path, text, digest)
+    _FILES[path] = parsed
+    return parsed
+
+
+def _parse(path: str, text: str, digest: str) -> ParsedFile:
+    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+    meta = wrapper.resolve_many([PositionProvider, ScopeProvider, ParentNodeProvider,
+                                 ExpressionContextProvider])
+    return ParsedFile(path, text, digest, wrapper.module, meta[PositionProvider],
+                      meta[ScopeProvider], meta[ParentNodeProvider], meta[ExpressionContextProvider])
+
+
+@dataclass
+class FunctionSource:
+    file: ParsedFile
+    node: cst.CSTNode  # cst.FunctionDef or cst.Lambda
+    name: str
+
+    def loc(self, node=None) -> SourceLoc:
+        return self.file.loc(node if node is not None else self.node)
+
+
+def function_source(fn) -> FunctionSource:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise SourceUnavailableError(f"{fn!r} is not a Python function with source code")
+    parsed = parse_file(code.co_filename)
+    if fn.__name__ == "<lambda>":
+        node = _find_lambda(parsed, code)
+    else:
+        node = _find_def(parsed, code, fn.__name__)
+    if node is None:
+        raise SourceUnavailableError(
+            f"cannot find the source of {fn.__qualname__} in {code.co_filename}",
+            hint="the file may have changed since it was imported; re-import it")
+    return FunctionSource(parsed, node, fn.__name__)
+
+
+def _find_def(parsed: ParsedFile, code, name: str):
+    best = None
+    for node in _nodes(parsed.module, m.FunctionDef(name=m.Name(name))):
+        pos = parsed.positions[node]
+        def_line = pos.start.line
+        first = min([def_line] + [parsed.positions[d].start.line for d in node.decorators])
+        if first <= code.co_firstlineno <= def_line:
+            best = node
+    return best
+
+
+def _find_lambda(parsed: ParsedFile, code):
+    body_pos = next((p for p in code.co_positions() if p[0] is not None and p[3]), None)
+    candidates = []
+    for node in _nodes(parsed.module, m.Lambda()):
+        pos = parsed.positions[node]
+        if pos.start.line == code.co_firstlineno:
+            candidates.append(node)
+    if len(candidates) <= 1 or body_pos is None:
+        return candidates[0] if candidates else None
+    for node in candidates:
+        body = parsed.positions[node.body]
+        if (body.start.line, body.start.column) <= (body_pos[0], body_pos[2]) <= \
+                (body.end.line, body.end.column):
+            return node
+    return candidates[0]
+
+
+def _nodes(module: cst.Module, matcher):
+    return m.findall(module, matcher)

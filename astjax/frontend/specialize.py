@@ -1,0 +1,85 @@
+"""Specialising a user function to core form for one abstract signature.
+
+The arguments' pytree structure, dtypes and shapes, and the values of static arguments, fix
+everything the interpreter needs; the result is a `Func` whose parameters are the flattened
+array arguments followed by arrays read from globals or closures (read afresh at every call).
+"""
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.avals import aval_of
+from ..core.bind import Builder, building
+from ..core.ir import Func, Lit, Var, as_atom
+from ..core.simplify import eliminate_dead_code
+from ..errors import AstjaxError, StaticArgumentError
+from ..tree_util import leaf_paths, tree_flatten, tree_unflatten
+from .interpreter import Context, Interpreter
+
+
+@dataclass
+class Specialized:
+    func: Func
+    out_tree: object
+    out_static: dict          # output leaf index -> static (non-array) value
+    dependencies: list        # (namespace, name, value) read at compile time
+    implicit: list            # (namespace, name) of array inputs read from outside
+
+
+def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=()):
+    """(bound arguments, names of static parameters) for a call of fn."""
+    sig = inspect.signature(fn)
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise AstjaxError(f"{fn.__name__}(): {e}") from None
+    bound.apply_defaults()
+    names = list(sig.parameters)
+    static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
+    return bound, static
+
+
+def dynamic_leaves(bound, static) -> tuple:
+    """(flat array leaves of the non-static arguments, their treedef, hint names)."""
+    names = [k for k in bound.arguments if k not in static]
+    dynamic = tuple(bound.arguments[k] for k in names)
+    leaves, tree = tree_flatten(dynamic)
+    hints = [names[int(p.split("_", 1)[0])] + p[len(p.split("_", 1)[0]):] for p in leaf_paths(dynamic)]
+    return leaves, tree, hints
+
+
+def abstract_leaf(value, hint: str):
+    if isinstance(value, (bool, int, float, complex, np.ndarray, np.generic)) or \
+            hasattr(value, "__array__"):
+        return Var(aval_of(value if not hasattr(value, "__array__") or isinstance(value, np.ndarray)
+                           else np.asarray(value)), hint)
+    raise StaticArgumentError(
+        f"argument {hint!r} is a {type(value).__name__}, not an array",
+        hint="mark it static (static_argnums/static_argnames) or pass an array")
+
+
+def specialize(fn, bound, static) -> Specialized:
+    leaves, tree, hints = dynamic_leaves(bound, static)
+    params = [abstract_leaf(x, h) for x, h in zip(leaves, hints)]
+    abstract = tree_unflatten(tree, params)
+    for name, value in zip([k for k in bound.arguments if k not in static], abstract):
+        bound.arguments[name] = value
+    interp = Interpreter(Context())
+    builder = Builder()
+    user_fn = interp.user_function(fn)
+    with building(builder):
+        result = interp.call_user(user_fn, bound.args, bound.kwargs)
+    out_leaves, out_tree = tree_flatten(result)
+    outs, out_static = [], {}
+    for i, leaf in enumerate(out_leaves):
+        if isinstance(leaf, (Var, bool, int, float, complex, np.ndarray, np.generic)):
+            outs.append(as_atom(leaf) if not isinstance(leaf, Var) else leaf)
+        else:
+            out_static[i] = leaf
+    implicit = list(interp.context.implicit.values())
+    func = Func(fn.__name__ if fn.__name__ != "<lambda>" else "lambda_",
+                params + [v for _, _, v in implicit], builder.eqns, outs, user_fn.source.loc())
+    return Specialized(eliminate_dead_code(func), out_tree, out_static,
+                       list(interp.context.dependencies.values()),
+                       [(ns, name) for ns, name, _ in implicit])
