@@ -19,6 +19,7 @@ from ..core.ir import Var
 from ..errors import (AstjaxError, ConcretizationError, ImpurityError, SourceLoc,
                       UndefinedNameError, UnsupportedSyntaxError)
 from . import resolve
+from .check import check_function
 from .expressions import ExpressionsMixin
 from .pyflow import ControlFlowMixin
 from .source import function_source
@@ -75,7 +76,9 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         cells = {}
         if fn.__closure__:
             cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
-        return UserFunction(function_source(fn), fn.__globals__, None, cells,
+        source = function_source(fn)
+        check_function(source)
+        return UserFunction(source, fn.__globals__, None, cells,
                             _python_defaults(fn), self, bound, fn)
 
     def call_user(self, fn: UserFunction, args, kwargs):
