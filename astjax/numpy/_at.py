@@ -1,0 +1,165 @@
+"""Functional updates: `x.at[index].set(v)`, `.add`, `.multiply`, `.min`, `.max`, `.get`, ...
+
+Each returns a new array. Two lowerings:
+  * a block of x (static ints, step-1 slices, abstract int scalars): `dynamic_update_slice`,
+    reading the block first with `dynamic_slice` for combining updates;
+  * anything else (strided or reversed slices, index arrays, masks): the flat positions of the
+    selected elements are found by indexing an `iota` with the same index, then one `scatter`
+    on the flattened array. Repeated indices accumulate for add/multiply/min/max (like JAX).
+As in JAX (and unlike NumPy), the values are cast to x's dtype.
+"""
+import numpy as np
+
+from . import _util as u
+from ..core.bind import eager
+from ._creation import _as_operand
+from ._indexing import ARRAY, DYNAMIC, INT, NEW, SLICE, getitem, parse
+from ._shape import broadcast_to, reshape
+from ._util import bind
+
+COMBINE = {"add": "add", "mul": "mul", "min": "min", "max": "max"}
+
+
+class IndexUpdateHelper:
+    """What `x.at` returns; `x.at[index]` is an IndexUpdateRef."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return IndexUpdateRef(self.array, index)
+
+
+class IndexUpdateRef:
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array, self.index = array, index
+
+    def get(self, **_):
+        return getitem(self.array, self.index)
+
+    def set(self, values, **_):
+        return update(self.array, self.index, values, "set")
+
+    def add(self, values, **_):
+        return update(self.array, self.index, values, "add")
+
+    def subtract(self, values, **_):
+        return update(self.array, self.index, bind("neg", _as_operand(values)), "add")
+
+    def multiply(self, values, **_):
+        return update(self.array, self.index, values, "mul")
+
+    mul = multiply
+
+    def min(self, values, **_):
+        return update(self.array, self.index, values, "min")
+
+    def max(self, values, **_):
+        return update(self.array, self.index, values, "max")
+
+    def divide(self, values, **_):
+        return self.apply(lambda old: bind("div", old, _as_operand(values)))
+
+    def power(self, values, **_):
+        return self.apply(lambda old: bind("pow", old, _as_operand(values)))
+
+    def apply(self, func, **_):
+        """func(old) written back (with repeated indices, the last write wins)."""
+        return update(self.array, self.index, func(self.get()), "set")
+
+
+def at(x):
+    """The functional form of `x.at` (NumPy arrays have no `.at` attribute)."""
+    return IndexUpdateHelper(_as_operand(x))
+
+
+def update(x, index, values, mode):
+    x = _as_operand(x)
+    values = _cast_like(_as_operand(values), x)
+    entries = parse(index, u.shape(x))
+    if _is_block(entries):
+        return _update_block(x, entries, values, mode)
+    return _update_scattered(x, index, values, mode)
+
+
+def _is_block(entries) -> bool:
+    return all(e.kind in (INT, DYNAMIC, NEW) or e.kind == SLICE and e.value.indices(e.size)[2] == 1
+               for e in entries)
+
+
+def _update_block(x, entries, values, mode):
+    dims = [e for e in entries if e.kind != NEW]
+    starts = [_block_start(e) for e in dims]
+    sizes = tuple(_block_size(e) for e in dims)
+    if 0 in sizes:
+        return x
+    selected_shape = _selected_shape(entries, sizes)
+    values = reshape(broadcast_to(values, selected_shape), sizes)
+    if mode != "set":
+        old = bind("dynamic_slice", x, *starts, slice_sizes=sizes)
+        values = bind(COMBINE[mode], old, values)
+    return bind("dynamic_update_slice", x, _cast_like(values, x), *starts)  # (a combine may widen)
+
+
+def _block_start(e):
+    if e.kind == SLICE:
+        return e.value.indices(e.size)[0]
+    if e.kind == INT:
+        from ._indexing import _static_int
+        return _static_int(e)
+    return bind("select", bind("lt", e.value, 0), bind("add", e.value, e.size), e.value)
+
+
+def _block_size(e) -> int:
+    if e.kind == SLICE:
+        return len(range(*e.value.indices(e.size)))
+    return 1
+
+
+def _selected_shape(entries, sizes) -> tuple:
+    """The shape x[index] has (ints dropped, NEW dims inserted): what values broadcast to."""
+    sizes = iter(sizes)
+    shape = []
+    for e in entries:
+        if e.kind == NEW:
+            shape.append(1)
+        else:
+            size = next(sizes)
+            if e.kind == SLICE:
+                shape.append(size)
+    return tuple(shape)
+
+
+def _update_scattered(x, index, values, mode):
+    positions = _flat_positions(u.shape(x), index)
+    values = broadcast_to(values, u.shape(positions))
+    flat = reshape(x, (u.size(x),))
+    out = bind("scatter", flat, positions, values, axis=0,
+               mode="set" if mode == "set" else COMBINE[mode])
+    return reshape(out, u.shape(x))
+
+
+def _flat_positions(shape, index):
+    """Where x[index]'s elements sit in x.ravel(): the same index applied to an iota."""
+    if _is_static(index):
+        with eager():
+            return getitem(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape), index)
+    ids = bind("iota", dtype="int64", shape=(int(np.prod(shape, dtype=np.int64)),), dimension=0)
+    return getitem(bind("reshape", ids, new_sizes=tuple(shape)), index)
+
+
+def _is_static(index) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return not any(u.is_abstract(i) or isinstance(i, (list, tuple)) and not _is_static(tuple(i))
+                   for i in items)
+
+
+def _cast_like(values, x):
+    """values in x's dtype; a Python scalar becomes a typed constant, not a convert."""
+    dtype = u.dtype_of(x)
+    if isinstance(values, (bool, int, float, complex)):
+        return np.asarray(values, dtype)
+    return values if u.dtype_of(values) == dtype else bind("convert", values, dtype=dtype.name)

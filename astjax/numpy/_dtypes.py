@@ -1,0 +1,57 @@
+"""Dtypes as JAX spells them: `jnp.float32` is both a dtype (`np.dtype(jnp.float32)`,
+`zeros(3, jnp.float32)`) and a converter (`jnp.float32(x)`, which works on abstract arrays too).
+Dtype queries (`finfo`, `result_type`, ...) are NumPy's own."""
+import numpy as np
+
+from ._creation import asarray
+
+
+class _ScalarMeta(type):
+    """A scalar type whose call converts: jnp.float32(x) == asarray(x, float32)."""
+
+    def __call__(cls, x=0):
+        return asarray(x, cls.dtype)
+
+    def __eq__(cls, other):
+        return cls is other or np.dtype(cls.dtype) == other
+
+    def __hash__(cls):
+        return hash(cls.dtype)
+
+    def __repr__(cls):
+        return f"astjax.numpy.{cls.__name__}"
+
+
+def _scalar_type(name: str, np_type) -> type:
+    return _ScalarMeta(name, (), {"dtype": np.dtype(np_type), "__module__": __name__})
+
+
+bool_ = _scalar_type("bool_", np.bool_)
+int8, int16, int32, int64 = (_scalar_type(t.__name__, t) for t in
+                             (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (_scalar_type(t.__name__, t) for t in
+                                 (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (_scalar_type(t.__name__, t) for t in
+                             (np.float16, np.float32, np.float64))
+complex64, complex128 = _scalar_type("complex64", np.complex64), _scalar_type("complex128",
+                                                                              np.complex128)
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
+single, double = float32, float64
+
+dtype = np.dtype
+result_type = np.result_type
+promote_types = np.promote_types
+can_cast = np.can_cast
+finfo = np.finfo
+iinfo = np.iinfo
+issubdtype = np.issubdtype
+isdtype = getattr(np, "isdtype", None)
+generic, number, inexact, floating, complexfloating = (np.generic, np.number, np.inexact,
+                                                       np.floating, np.complexfloating)
+integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
+
+__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64", "complex64", "complex128", "int_", "uint", "float_",
+           "complex_", "single", "double", "dtype", "result_type", "promote_types", "can_cast",
+           "finfo", "iinfo", "issubdtype", "isdtype", "generic", "number", "inexact", "floating",
+           "complexfloating", "integer", "signedinteger", "unsignedinteger"]
