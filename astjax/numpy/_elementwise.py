@@ -3,6 +3,8 @@
 Operands are passed to the primitives as they are: the primitives broadcast NumPy-style and
 their dtype rule is NumPy's own (NEP 50: Python scalars are weak, float32 stays float32).
 """
+import math
+
 import numpy as np
 
 from . import _util as u
@@ -185,7 +187,7 @@ def hypot(x1, x2, /):
 
 
 def logaddexp2(x1, x2, /):
-    ln2 = np.log(2.0)
+    ln2 = math.log(2.0)  # a Python float: weak, so float32 stays float32
     natural = bind("logaddexp", bind("mul", _as_operand(x1), ln2), bind("mul", _as_operand(x2), ln2))
     return bind("div", natural, ln2)
 

@@ -1,0 +1,277 @@
+"""astjax.lax: JAX's `lax` names that are not control flow, with JAX's signatures.
+
+Most are one primitive; where lax's meaning differs from NumPy's it is composed explicitly:
+`div`/`rem` on integers round toward zero (C semantics), `round` rounds half away from zero by
+default. Control flow (`cond`, `while_loop`, ...) lives in `astjax.control` and is re-exported.
+"""
+import enum
+
+import numpy as np
+
+import astjax.numpy as jnp
+from .numpy import _util as u
+from .numpy._creation import _as_operand
+from .numpy._util import bind
+
+
+def _unary(prim):
+    def fn(x):
+        return bind(prim, x)
+    fn.__name__ = prim
+    return fn
+
+
+def _binary(prim):
+    def fn(x, y):
+        return bind(prim, x, y)
+    fn.__name__ = prim
+    return fn
+
+
+# ---------------------------------------------------------------- elementwise
+neg, sign, floor, ceil, abs, sqrt, rsqrt, cbrt = (_unary(p) for p in (
+    "neg", "sign", "floor", "ceil", "abs", "sqrt", "rsqrt", "cbrt"))
+exp, exp2, expm1, log, log1p = (_unary(p) for p in ("exp", "exp2", "expm1", "log", "log1p"))
+sin, cos, tan, asin, acos, atan = (_unary(p) for p in ("sin", "cos", "tan", "asin", "acos", "atan"))
+sinh, cosh, tanh, asinh, acosh, atanh = (_unary(p) for p in (
+    "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"))
+logistic, erf, erfc, erf_inv, lgamma, digamma, is_finite = (_unary(p) for p in (
+    "logistic", "erf", "erfc", "erf_inv", "lgamma", "digamma", "is_finite"))
+bitwise_not = _unary("not")
+
+add, sub, mul, pow, max, min, atan2 = (_binary(p) for p in (
+    "add", "sub", "mul", "pow", "max", "min", "atan2"))
+eq, ne, lt, le, gt, ge = (_binary(p) for p in ("eq", "ne", "lt", "le", "gt", "ge"))
+bitwise_and, bitwise_or, bitwise_xor = _binary("and"), _binary("or"), _binary("xor")
+
+
+def div(x, y):
+    """Integer division rounds toward zero, as in C (NumPy's // rounds down)."""
+    if jnp.issubdtype(u.result_type_of(x, y), np.inexact):
+        return bind("div", x, y)
+    quotient = bind("floor_divide", x, y)
+    inexact = bind("ne", bind("rem", x, y), 0)
+    signs_differ = bind("ne", bind("lt", x, 0), bind("lt", y, 0))
+    return bind("select", bind("and", inexact, signs_differ), bind("add", quotient, 1), quotient)
+
+
+def rem(x, y):
+    """The remainder with the sign of the dividend (C's fmod)."""
+    return jnp.fmod(x, y)
+
+
+def square(x):
+    return bind("mul", x, x)
+
+
+def integer_pow(x, y: int):
+    return bind("pow", x, u.static_int(y, "integer_pow's exponent"))
+
+
+def reciprocal(x):
+    return bind("div", 1, x)
+
+
+class RoundingMethod(enum.IntEnum):
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return bind("round", x)
+    magnitude = bind("floor", bind("add", bind("abs", x), 0.5))
+    return bind("mul", bind("sign", x), magnitude)
+
+
+def select(pred, on_true, on_false):
+    return bind("select", pred, on_true, on_false)
+
+
+def clamp(min, x, max):
+    return bind("clamp", min, x, max)
+
+
+def convert_element_type(operand, new_dtype):
+    return jnp.astype(operand, new_dtype)
+
+
+def stop_gradient(x):
+    return x  # becomes a primitive once autodiff lands
+
+
+# ---------------------------------------------------------------- structure
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    return bind("broadcast_in_dim", operand, shape=u.static_shape(shape),
+                broadcast_dimensions=tuple(broadcast_dimensions))
+
+
+def broadcast(operand, sizes):
+    sizes = u.static_shape(sizes)
+    rank = u.ndim(operand)
+    return broadcast_in_dim(operand, sizes + u.shape(operand),
+                            tuple(range(len(sizes), len(sizes) + rank)))
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    if dimensions is not None:
+        operand = transpose(operand, dimensions)
+    return bind("reshape", operand, new_sizes=u.static_shape(new_sizes))
+
+
+def transpose(operand, permutation):
+    return bind("transpose", operand, permutation=tuple(permutation))
+
+
+def rev(operand, dimensions):
+    return bind("rev", operand, dimensions=tuple(dimensions))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    return bind("slice", operand, start_indices=tuple(start_indices),
+                limit_indices=tuple(limit_indices),
+                strides=None if strides is None else tuple(strides))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    s = u.shape(operand)
+    axis = u.normalize_axis(axis, len(s))
+    start = _from_end(start_index, s[axis], 0)
+    limit = _from_end(limit_index, s[axis], s[axis])
+    starts = tuple(start if i == axis else 0 for i in range(len(s)))
+    limits = tuple(limit if i == axis else d for i, d in enumerate(s))
+    strides = tuple(stride if i == axis else 1 for i in range(len(s)))
+    return slice(operand, starts, limits, strides)
+
+
+def _from_end(index, size, default):
+    """lax counts negative static indices from the end."""
+    if index is None:
+        return default
+    return index + size if index < 0 else index
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    out = slice_in_dim(operand, index, index + 1 if index != -1 else None, 1, axis)
+    return out if keepdims else jnp.squeeze(out, axis)
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    return bind("dynamic_slice", operand, *start_indices, slice_sizes=u.static_shape(slice_sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    return bind("dynamic_update_slice", operand, update, *start_indices)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    s = u.shape(operand)
+    axis = u.normalize_axis(axis, len(s))
+    starts = [start_index if i == axis else 0 for i in range(len(s))]
+    sizes = tuple(slice_size if i == axis else d for i, d in enumerate(s))
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else jnp.squeeze(out, axis)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    axis = u.normalize_axis(axis, u.ndim(operand))
+    starts = [start_index if i == axis else 0 for i in range(u.ndim(operand))]
+    return dynamic_update_slice(operand, update, starts)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis):
+    if u.ndim(update) != u.ndim(operand):
+        update = jnp.expand_dims(update, axis)
+    return dynamic_update_slice_in_dim(operand, update, index, axis)
+
+
+def concatenate(operands, dimension):
+    return bind("concatenate", *operands, dimension=dimension)
+
+
+def pad(operand, padding_value, padding_config):
+    return bind("pad", operand, padding_value,
+                config=tuple(tuple(int(v) for v in c) for c in padding_config))
+
+
+def squeeze(array, dimensions):
+    return jnp.squeeze(array, tuple(dimensions))
+
+
+def expand_dims(array, dimensions):
+    return jnp.expand_dims(array, tuple(dimensions))
+
+
+# ---------------------------------------------------------------- creation, products, sorting
+def iota(dtype, size):
+    return bind("iota", dtype=u.dtype(dtype).name, shape=(int(size),), dimension=0)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    return bind("iota", dtype=u.dtype(dtype).name, shape=u.static_shape(shape),
+                dimension=int(dimension))
+
+
+def full(shape, fill_value, dtype=None):
+    return jnp.full(shape, fill_value, dtype)
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    return jnp.full_like(x, fill_value, dtype, shape)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    return bind("dot_general", lhs, rhs,
+                dimension_numbers=(((u.ndim(lhs) - 1,), (0,)), ((), ())))
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    numbers = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    out = bind("dot_general", lhs, rhs, dimension_numbers=numbers)
+    return out if preferred_element_type is None else jnp.astype(out, preferred_element_type)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    if isinstance(operand, (tuple, list)):
+        raise u.DtypeError("lax.sort of several operands is not supported",
+                           hint="sort one array, or use argsort and take")
+    return bind("sort", operand, dimension=u.normalize_axis(dimension, u.ndim(operand)))
+
+
+def argmax(operand, axis, index_dtype):
+    return bind("argmax", operand, axis=axis, index_dtype=u.dtype(index_dtype).name)
+
+
+def argmin(operand, axis, index_dtype):
+    return bind("argmin", operand, axis=axis, index_dtype=u.dtype(index_dtype).name)
+
+
+def _reduction(prim):
+    def fn(operand, axes):
+        return bind(prim, _as_operand(operand), axes=tuple(sorted(axes)))
+    fn.__name__ = prim
+    return fn
+
+
+reduce_sum, reduce_prod, reduce_max, reduce_min = (_reduction(p) for p in (
+    "reduce_sum", "reduce_prod", "reduce_max", "reduce_min"))
+reduce_and, reduce_or = _reduction("reduce_and"), _reduction("reduce_or")
+
+
+def _cumulative(prim):
+    def fn(operand, axis=0, reverse=False):
+        return bind(prim, operand, axis=u.normalize_axis(axis, u.ndim(operand)), reverse=reverse)
+    fn.__name__ = prim
+    return fn
+
+
+cumsum, cumprod, cummax, cummin = (_cumulative(p) for p in ("cumsum", "cumprod", "cummax",
+                                                            "cummin"))
+
+
+from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401
