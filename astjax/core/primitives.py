@@ -5,6 +5,7 @@ shape/dtype rule, and (registered by the modules that own them) its JVP, transpo
 rules and its Numba and XLA lowerings. What a transformation or a backend does not support is
 read off this table (`missing`), never listed by hand.
 """
+import keyword
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -29,8 +30,8 @@ PRIMITIVES: dict = {}
 
 
 def define(name: str, impl: Callable, abstract: Callable, **fields) -> Primitive:
-    if name in PRIMITIVES:
-        raise ValueError(f"primitive {name!r} defined twice")
+    if name in PRIMITIVES or keyword.iskeyword(name):
+        raise ValueError(f"primitive {name!r} defined twice or named by a Python keyword")
     prim = PRIMITIVES[name] = Primitive(name, impl, abstract, **fields)
     return prim
 

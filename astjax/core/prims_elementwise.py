@@ -66,7 +66,7 @@ UNARY = {
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "logistic": _logistic, "erf": sp.erf, "erfc": sp.erfc, "erf_inv": sp.erfinv,
     "lgamma": sp.gammaln, "digamma": sp.digamma,
-    "is_finite": np.isfinite, "not": _not,
+    "is_finite": np.isfinite, "bitwise_not": _not,
 }
 
 BINARY = {
@@ -75,7 +75,7 @@ BINARY = {
     "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "logaddexp": np.logaddexp,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
 }
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")

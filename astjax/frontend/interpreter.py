@@ -22,7 +22,7 @@ from . import resolve
 from .check import check_function
 from .expressions import ExpressionsMixin
 from .pyflow import ControlFlowMixin
-from .source import function_source
+from .source import function_source, rewritten
 from .values import Undefined, UserFunction
 
 MAX_STATIC_ITERATIONS = 100_000
@@ -78,7 +78,7 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
             cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
         source = function_source(fn)
         check_function(source)
-        return UserFunction(source, fn.__globals__, None, cells,
+        return UserFunction(rewritten(source), fn.__globals__, None, cells,
                             _python_defaults(fn), self, bound, fn)
 
     def call_user(self, fn: UserFunction, args, kwargs):

@@ -6,8 +6,9 @@ line, and for lambdas the column of the body, from `co_positions`). Files are re
 source at all (REPL, `exec` of a string) gets a `SourceUnavailableError`.
 """
 import hashlib
+from collections import ChainMap
 import linecache
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 import libcst.matchers as m
@@ -120,3 +121,29 @@ def _find_lambda(parsed: ParsedFile, code):
 
 def _nodes(module: cst.Module, matcher):
     return m.findall(module, matcher)
+
+
+def rewritten(source: FunctionSource) -> FunctionSource:
+    """`source` after the signature-free rewriters, still reporting the user's positions."""
+    if not isinstance(source.node, cst.FunctionDef):
+        return source
+    key = (source.file.path, source.file.digest, source.file.positions[source.node].start.line)
+    cached = _REWRITTEN.get(key)
+    if cached is None:
+        cached = _REWRITTEN[key] = _rewrite(source)
+    return cached
+
+
+_REWRITTEN: dict = {}
+
+
+def _rewrite(source: FunctionSource) -> FunctionSource:
+    from ..rewriters.pipeline import rewrite_function
+    parsed = source.file
+    node, origin = rewrite_function(source.node, parsed.positions)
+    positions = {n: parsed.positions[o] for n, o in origin.items() if o in parsed.positions}
+    wrapper = MetadataWrapper(cst.Module(body=[node]), unsafe_skip_copy=True)
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    view = replace(parsed, positions=ChainMap(positions, parsed.positions),
+                   contexts=ChainMap(dict(contexts), parsed.contexts))
+    return FunctionSource(view, node, source.name)
