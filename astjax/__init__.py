@@ -3,6 +3,7 @@
     import astjax as jax
     import astjax.numpy as jnp
 """
+from . import lax, nn, numpy, tree_util  # noqa: F401
 from .errors import AstjaxError  # noqa: F401
 from .jit import jit  # noqa: F401
 from .show import make_source, show  # noqa: F401
