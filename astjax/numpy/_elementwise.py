@@ -37,7 +37,7 @@ arcsinh = asinh = _unary("asinh")
 arccosh = acosh = _unary("acosh")
 arctanh = atanh = _unary("atanh")
 isfinite = _unary("is_finite")
-invert = bitwise_not = bitwise_invert = _unary("not")
+invert = bitwise_not = bitwise_invert = _unary("bitwise_not")
 
 add, subtract, multiply = _binary("add"), _binary("sub"), _binary("mul")
 divide = true_divide = _binary("div")
@@ -49,7 +49,7 @@ arctan2 = atan2 = _binary("atan2")
 logaddexp = _binary("logaddexp")
 equal, not_equal = _binary("eq"), _binary("ne")
 less, less_equal, greater, greater_equal = (_binary(p) for p in ("lt", "le", "gt", "ge"))
-bitwise_and, bitwise_or, bitwise_xor = _binary("and"), _binary("or"), _binary("xor")
+bitwise_and, bitwise_or, bitwise_xor = _binary("bitwise_and"), _binary("bitwise_or"), _binary("bitwise_xor")
 
 
 # ---------------------------------------------------------------- compositions
@@ -111,13 +111,16 @@ def isneginf(x, /):
 
 
 def signbit(x, /):
-    """x < 0 (does not see the sign of -0.0)."""
-    return bind("lt", _as_operand(x), 0)
+    """True where the sign bit is set, -0.0 included: atan2(-0.0, -1) is -pi, atan2(0.0, -1) pi."""
+    x = _as_operand(x)
+    if not u.is_inexact(x):
+        return bind("lt", x, 0)
+    return bind("lt", bind("atan2", x, -1), 0)
 
 
 def copysign(x1, x2, /):
     magnitude = bind("abs", _as_operand(x1))
-    return bind("select", bind("lt", _as_operand(x2), 0), bind("neg", magnitude), magnitude)
+    return bind("select", signbit(x2), bind("neg", magnitude), magnitude)
 
 
 def _to_bool(x):
@@ -126,19 +129,19 @@ def _to_bool(x):
 
 
 def logical_not(x, /):
-    return bind("not", _to_bool(x))
+    return bind("bitwise_not", _to_bool(x))
 
 
 def logical_and(x1, x2, /):
-    return bind("and", _to_bool(x1), _to_bool(x2))
+    return bind("bitwise_and", _to_bool(x1), _to_bool(x2))
 
 
 def logical_or(x1, x2, /):
-    return bind("or", _to_bool(x1), _to_bool(x2))
+    return bind("bitwise_or", _to_bool(x1), _to_bool(x2))
 
 
 def logical_xor(x1, x2, /):
-    return bind("xor", _to_bool(x1), _to_bool(x2))
+    return bind("bitwise_xor", _to_bool(x1), _to_bool(x2))
 
 
 def left_shift(x1, x2, /):
@@ -154,7 +157,7 @@ def fmod(x1, x2, /):
     x1, x2 = _as_operand(x1), _as_operand(x2)
     r = bind("rem", x1, x2)
     signs_differ = bind("ne", bind("lt", x1, 0), bind("lt", x2, 0))
-    fix_up = bind("and", bind("ne", r, 0), signs_differ)
+    fix_up = bind("bitwise_and", bind("ne", r, 0), signs_differ)
     return bind("select", fix_up, bind("sub", r, x2), r)
 
 
@@ -201,11 +204,18 @@ def sinc(x, /):
 
 
 def deg2rad(x, /):
-    return bind("mul", _as_operand(x), np.pi / 180)
+    return _scale(x, np.pi, 180)
 
 
 def rad2deg(x, /):
-    return bind("mul", _as_operand(x), 180 / np.pi)
+    return _scale(x, 180, np.pi)
+
+
+def _scale(x, numerator, denominator):
+    """x * (numerator / denominator), the constant rounded in x's float type as NumPy does."""
+    x = _as_operand(x)
+    dtype = u.result_type_of(x, 1.0)
+    return bind("mul", x, np.asarray(numerator, dtype) / np.asarray(denominator, dtype))
 
 
 radians, degrees = deg2rad, rad2deg
@@ -270,10 +280,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         return bind("eq", a, b)
     tolerance = bind("add", atol, bind("mul", rtol, bind("abs", b)))
     near = bind("le", bind("abs", bind("sub", a, b)), tolerance)
-    finite = bind("and", bind("is_finite", a), bind("is_finite", b))
+    finite = bind("bitwise_and", bind("is_finite", a), bind("is_finite", b))
     close = bind("select", finite, near, bind("eq", a, b))  # infinities: equal or not
     if equal_nan:
-        close = bind("or", close, bind("and", isnan(a), isnan(b)))
+        close = bind("bitwise_or", close, bind("bitwise_and", isnan(a), isnan(b)))
     return close
 
 
@@ -288,7 +298,7 @@ def array_equal(a1, a2, equal_nan=False):
         return np.asarray(False)
     same = bind("eq", a1, a2)
     if equal_nan:
-        same = bind("or", same, bind("and", isnan(a1), isnan(a2)))
+        same = bind("bitwise_or", same, bind("bitwise_and", isnan(a1), isnan(a2)))
     return bind("reduce_and", same, axes=tuple(range(u.ndim(same))))
 
 

@@ -150,7 +150,8 @@ def quantile(a, q, axis=None, keepdims=False):
     axis = u.normalize_axis(axis, u.ndim(a))
     ordered = bind("sort", a, dimension=axis)
     position = float(q) * (u.shape(a)[axis] - 1)
-    lo, frac = int(np.floor(position)), position - np.floor(position)
+    lo = int(position // 1)
+    frac = position - lo  # a Python float: weak, float32 stays float32
     from ._shape import _slice_axis
     below = _slice_axis(ordered, axis, lo, lo + 1)
     out = below

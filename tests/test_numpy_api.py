@@ -1,0 +1,327 @@
+"""astjax.numpy against NumPy itself: eager values and dtypes equal NumPy's, and the same function
+run under compilation (on abstract Vars) records equations whose avals match eager results and
+whose primitive implementations, evaluated, give the eager values again."""
+import warnings
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import astjax.numpy as jnp
+from astjax.core import primitives
+from astjax.core.avals import AVal
+from astjax.core.bind import Builder, building
+from astjax.core.ir import Var
+from astjax.errors import ConcretizationError, ShapeError
+
+FAST = settings(max_examples=30, deadline=None)
+
+
+# ---------------------------------------------------------------- compile-by-hand helpers
+def compile_by_hand(fn, *args):
+    """fn on abstract Vars shaped like args: (outputs, recorded equations, input Vars)."""
+    params = [Var(AVal(np.shape(a), np.asarray(a).dtype)) for a in args]
+    builder = Builder()
+    with building(builder):
+        out = fn(*params)
+    return out, builder.eqns, params
+
+
+def evaluate(eqns, env: dict):
+    """Run each equation's NumPy impl: checks abstract rules and impls agree."""
+    for eqn in eqns:
+        prim = primitives.get(eqn.prim)
+        ins = [env[a.id] if isinstance(a, Var) else a.value for a in eqn.ins]
+        out = prim.impl(*ins, **eqn.params)
+        for var, value in zip(eqn.outs, out if prim.multiple_results else [out]):
+            value = np.asarray(value)
+            assert (value.shape, value.dtype) == (var.shape, var.dtype), eqn.prim
+            env[var.id] = value
+    return env
+
+
+def _leaves(x):
+    return [y for item in x for y in _leaves(item)] if isinstance(x, (list, tuple)) else [x]
+
+
+def check_compiled(fn, *args):
+    eager = fn(*args)
+    out, eqns, params = compile_by_hand(fn, *args)
+    env = evaluate(eqns, {v.id: np.asarray(a) for v, a in zip(params, args)})
+    for o, e in zip(_leaves(out), _leaves(eager)):
+        e = np.asarray(e)
+        value = env[o.id] if isinstance(o, Var) else np.asarray(o)
+        assert (np.shape(value), value.dtype) == (e.shape, e.dtype)
+        np.testing.assert_array_equal(value, e)
+
+
+def check(ours, theirs, *args, compiled=True, rtol=None):
+    """ours(*args) equals theirs(*args) in value and dtype; and compiles to the same."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = ours(*args), theirs(*args)
+        for g, w in zip(_leaves(got), _leaves(want)):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.dtype == w.dtype, (g.dtype, w.dtype)
+            assert g.shape == w.shape
+            if rtol is None:
+                np.testing.assert_array_equal(g, w)
+            else:
+                np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+        if compiled:
+            check_compiled(ours, *args)
+
+
+# ---------------------------------------------------------------- strategies
+DTYPES = [np.float32, np.float64, np.int32, np.int64]
+
+
+def arrays(dtypes=DTYPES, min_dims=0, max_dims=3, min_side=1, max_side=4):
+    def build(dtype):
+        elements = (st.floats(-5, 5, width=32) if np.dtype(dtype).kind == "f"
+                    else st.integers(-5, 5))
+        shape = hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side,
+                                 max_side=max_side)
+        return hnp.arrays(dtype, shape, elements=elements)
+    return st.sampled_from(dtypes).flatmap(build)
+
+
+def floats(min_dims=0, max_dims=3, positive=False, **kw):
+    lo = 0.125 if positive else -3
+    return st.sampled_from([np.float32, np.float64]).flatmap(
+        lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, max_side=4),
+                             elements=st.floats(lo, 3, width=32)))
+
+
+# ---------------------------------------------------------------- elementwise
+UNARY = ["negative", "sign", "floor", "ceil", "rint", "absolute", "abs", "sqrt", "cbrt", "exp",
+         "exp2", "expm1", "log1p", "sin", "cos", "tan", "arctan", "sinh", "cosh", "tanh",
+         "arcsinh", "isfinite", "square", "isnan", "isinf", "positive", "trunc", "fix",
+         "deg2rad", "rad2deg", "sinc", "fabs", "signbit", "reciprocal", "logical_not",
+         "conjugate", "real", "imag", "around"]
+POSITIVE_UNARY = ["log", "log2", "log10", "sqrt", "reciprocal"]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@settings(max_examples=12, deadline=None)
+@given(x=floats())
+def test_unary_matches_numpy(name, x):
+    if name == "reciprocal":
+        x = np.where(x == 0, 1, x).astype(x.dtype)
+    check(getattr(jnp, name), getattr(np, name), x, rtol=2e-6 if name == "sinc" else None)
+
+
+@pytest.mark.parametrize("name", POSITIVE_UNARY + ["arcsin", "arccos", "arctanh"])
+@settings(max_examples=10, deadline=None)
+@given(x=floats(positive=True))
+def test_unary_on_its_domain_matches_numpy(name, x):
+    if name in ("arcsin", "arccos", "arctanh"):
+        x = (x / 3.5).astype(x.dtype)
+    check(getattr(jnp, name), getattr(np, name), x)
+
+
+BINARY = ["add", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "fmax",
+          "fmin", "arctan2", "logaddexp", "equal", "not_equal", "less", "less_equal", "greater",
+          "greater_equal", "logical_and", "logical_or", "logical_xor", "copysign", "heaviside",
+          "float_power"]
+INT_BINARY = ["floor_divide", "remainder", "mod", "fmod", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "left_shift", "right_shift"]
+
+
+@pytest.mark.parametrize("name", BINARY)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_binary_matches_numpy_with_broadcasting(name, data):
+    x = data.draw(floats(max_dims=2))
+    y = data.draw(hnp.arrays(x.dtype, x.shape[-1:], elements=st.floats(-3, 3, width=32)))
+    ulps = 1e-15 if name == "float_power" else None  # NumPy's two pow loops differ by an ulp
+    check(getattr(jnp, name), getattr(np, name), x, y, rtol=ulps)
+
+
+@pytest.mark.parametrize("name", INT_BINARY)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_integer_binary_matches_numpy(name, data):
+    dtype = data.draw(st.sampled_from([np.int32, np.int64]))
+    x = data.draw(hnp.arrays(dtype, data.draw(hnp.array_shapes(max_dims=2, max_side=4)),
+                             elements=st.integers(-20, 20)))
+    lo = 0 if "shift" in name else 1
+    y = data.draw(hnp.arrays(dtype, x.shape, elements=st.integers(lo, 4)))
+    if name in ("floor_divide", "remainder", "mod", "fmod"):
+        y = np.where(data.draw(st.booleans()), y, -y).astype(dtype)
+    check(getattr(jnp, name), getattr(np, name), x, y)
+
+
+def test_hypot_and_logaddexp2_are_close_to_numpy():
+    x = np.linspace(-4, 4, 9, dtype=np.float32)
+    check(jnp.hypot, np.hypot, x, x[::-1], rtol=1e-6)
+    check(jnp.logaddexp2, np.logaddexp2, x, x[::-1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("scalar", [2, 2.5, True])
+def test_python_scalars_are_weak(scalar):
+    x = np.arange(3, dtype=np.float32)
+    check(lambda a: jnp.multiply(a, scalar), lambda a: np.multiply(a, scalar), x)
+    check(lambda a: jnp.maximum(scalar, a), lambda a: np.maximum(scalar, a), x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=floats(), lo=st.floats(-2, 0), hi=st.floats(0, 2))
+def test_where_and_clip(x, lo, hi):
+    check(lambda a: jnp.where(a > 0, a, 0.5), lambda a: np.where(a > 0, a, 0.5), x)
+    check(lambda a: jnp.clip(a, lo, hi), lambda a: np.clip(a, lo, hi), x)
+    check(lambda a: jnp.clip(a, max=hi), lambda a: np.clip(a, max=hi), x)
+
+
+def test_round_with_decimals_and_isclose():
+    x = np.array([1.2345, -2.5, 0.5, 1.5], np.float32)
+    check(lambda a: jnp.round(a, 2), lambda a: np.round(a, 2), x)
+    check(jnp.round, np.round, x)
+    y = np.array([1.2345001, np.inf, np.nan, 1.6], np.float32)
+    check(lambda a, b: jnp.isclose(a, b, equal_nan=True),
+          lambda a, b: np.isclose(a, b, equal_nan=True), x, y)
+    assert bool(jnp.allclose(x, x)) and not bool(jnp.allclose(x, y))
+
+
+# ---------------------------------------------------------------- reductions
+def axis_for(x, data):
+    """None, an int (maybe negative) or a tuple of distinct axes of x."""
+    rank = x.ndim
+    if rank == 0:
+        return data.draw(st.sampled_from([None, ()]))
+    single = st.integers(-rank, rank - 1)
+    several = st.lists(st.integers(0, rank - 1), unique=True, max_size=rank).map(tuple)
+    return data.draw(st.one_of(st.none(), single, several))
+
+
+REDUCTIONS = ["sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "all", "any",
+              "ptp", "count_nonzero"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), x=arrays(), keepdims=st.booleans())
+def test_reductions_match_numpy(name, data, x, keepdims):
+    axis = axis_for(x, data)
+    inexact = name in ("mean", "var", "std") and x.dtype == np.float32
+    check(lambda a: getattr(jnp, name)(a, axis=axis, keepdims=keepdims),
+          lambda a: getattr(np, name)(a, axis=axis, keepdims=keepdims), x,
+          rtol=1e-5 if inexact or name in ("mean", "var", "std") else None)
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=floats(min_dims=1), ddof=st.integers(0, 1))
+def test_var_ddof_and_dtype_argument(x, ddof):
+    if x.shape[-1] > ddof:
+        check(lambda a: jnp.var(a, axis=-1, ddof=ddof), lambda a: np.var(a, axis=-1, ddof=ddof),
+              x, rtol=1e-5)
+    check(lambda a: jnp.sum(a, dtype=np.float64), lambda a: np.sum(a, dtype=np.float64), x,
+          rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "cumsum", "cumprod"])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), x=arrays(min_dims=1))
+def test_arg_and_cumulative_match_numpy(name, data, x):
+    axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
+    check(lambda a: getattr(jnp, name)(a, axis=axis), lambda a: getattr(np, name)(a, axis=axis), x)
+
+
+def test_reduction_dtypes_follow_numpy():
+    for dtype in (np.int32, np.bool_, np.float32, np.uint8):
+        x = np.ones((2, 3), dtype)
+        for name in ("sum", "prod", "mean", "cumsum", "max"):
+            assert getattr(jnp, name)(x).dtype == getattr(np, name)(x).dtype, (name, dtype)
+
+
+def test_median_quantile_average_diff():
+    x = np.array([[3.0, 1.0, 2.0, 8.0], [5.0, 4.0, 7.0, 6.0]], np.float32)
+    check(lambda a: jnp.median(a, axis=1), lambda a: np.median(a, axis=1), x)
+    check(lambda a: jnp.quantile(a, 0.3, axis=0), lambda a: np.quantile(a, 0.3, axis=0), x,
+          rtol=1e-6)
+    check(lambda a: jnp.average(a, axis=1, weights=np.arange(4.0)),
+          lambda a: np.average(a, axis=1, weights=np.arange(4.0)), x, rtol=1e-6)
+    check(lambda a: jnp.diff(a, n=2), lambda a: np.diff(a, n=2), x)
+
+
+def test_bad_axis_is_a_shape_error():
+    with pytest.raises(ShapeError, match="out of range"):
+        jnp.sum(np.ones((2, 3)), axis=2)
+
+
+# ---------------------------------------------------------------- shapes
+@settings(max_examples=30, deadline=None)
+@given(x=arrays(max_dims=4), data=st.data())
+def test_reshape_transpose_and_friends(x, data):
+    check(lambda a: jnp.reshape(a, (-1,)), lambda a: np.reshape(a, (-1,)), x)
+    check(jnp.ravel, np.ravel, x)
+    perm = tuple(data.draw(st.permutations(range(x.ndim))))
+    check(lambda a: jnp.transpose(a, perm), lambda a: np.transpose(a, perm), x)
+    check(jnp.transpose, np.transpose, x)
+    axis = data.draw(st.integers(-x.ndim - 1, x.ndim))
+    check(lambda a: jnp.expand_dims(a, axis), lambda a: np.expand_dims(a, axis), x)
+    check(jnp.squeeze, np.squeeze, x)
+    check(jnp.atleast_2d, np.atleast_2d, x)
+    check(jnp.atleast_3d, np.atleast_3d, x)
+    if x.ndim >= 2:
+        i, j = data.draw(st.integers(-x.ndim, x.ndim - 1)), data.draw(st.integers(0, x.ndim - 1))
+        check(lambda a: jnp.swapaxes(a, i, j), lambda a: np.swapaxes(a, i, j), x)
+        check(lambda a: jnp.moveaxis(a, i, j), lambda a: np.moveaxis(a, i, j), x)
+        check(lambda a: jnp.reshape(a, (x.shape[0], -1)), lambda a: a.reshape(x.shape[0], -1), x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=arrays(min_dims=1), data=st.data())
+def test_broadcast_flip_roll_repeat_tile(x, data):
+    target = (2,) + x.shape
+    check(lambda a: jnp.broadcast_to(a, target), lambda a: np.broadcast_to(a, target), x)
+    axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
+    check(lambda a: jnp.flip(a, axis), lambda a: np.flip(a, axis), x)
+    shift = data.draw(st.integers(-7, 7))
+    check(lambda a: jnp.roll(a, shift, axis), lambda a: np.roll(a, shift, axis), x)
+    reps = data.draw(st.integers(0, 3))
+    check(lambda a: jnp.repeat(a, reps, axis), lambda a: np.repeat(a, reps, axis), x)
+    tiles = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    check(lambda a: jnp.tile(a, tiles), lambda a: np.tile(a, tiles), x)
+
+
+def test_roll_by_an_abstract_shift():
+    x = np.arange(10.0)
+    check(lambda a, s: jnp.roll(a, s), lambda a, s: np.roll(a, int(s)), x, np.int64(3))
+
+
+def test_broadcast_arrays_and_bad_broadcast():
+    a, b = np.ones((3, 1), np.float32), np.arange(4)
+    check(lambda x, y: jnp.broadcast_arrays(x, y), lambda x, y: np.broadcast_arrays(x, y), a, b)
+    with pytest.raises(ShapeError):
+        jnp.broadcast_to(np.ones(3), (4,))
+    with pytest.raises(ShapeError, match="reshape"):
+        jnp.reshape(np.ones(6), (4, -1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=arrays(min_dims=1, max_dims=3), data=st.data())
+def test_concatenate_stack_split(x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    check(lambda a, b: jnp.concatenate([a, b], axis), lambda a, b: np.concatenate([a, b], axis),
+          x, x)
+    check(lambda a, b: jnp.stack([a, b], axis), lambda a, b: np.stack([a, b], axis), x, x)
+    check(lambda a: jnp.concatenate([a, a], axis=None), lambda a: np.concatenate([a, a], None), x)
+    check(lambda a, b: jnp.hstack([a, b]), lambda a, b: np.hstack([a, b]), x, x)
+    check(lambda a, b: jnp.vstack([a, b]), lambda a, b: np.vstack([a, b]), x, x)
+    sections = data.draw(st.integers(1, 4))
+    check(lambda a: jnp.array_split(a, sections, axis), lambda a: np.array_split(a, sections, axis),
+          x)
+    cuts = sorted(data.draw(st.lists(st.integers(0, x.shape[axis]), max_size=3)))
+    check(lambda a: jnp.split(a, cuts, axis), lambda a: np.split(a, cuts, axis), x)
+
+
+def test_meshgrid_and_pad():
+    a, b = np.arange(3.0), np.arange(4)
+    for indexing in ("xy", "ij"):
+        check(lambda x, y: jnp.meshgrid(x, y, indexing=indexing),
+              lambda x, y: np.meshgrid(x, y, indexing=indexing), a, b)
+    m = np.arange(6).reshape(2, 3)
+    check(lambda x: jnp.pad(x, ((1, 0), (2, 1)), constant_values=7),
+          lambda x: np.pad(x, ((1, 0), (2, 1)), constant_values=7), m)
