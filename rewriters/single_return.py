@@ -50,27 +50,27 @@ class SingleReturn(ProvenanceTransformer):
         return updated_node.with_changes(body=updated_node.body.with_changes(
             body=statements + [final]))
 
-    def block(self, statements: list) -> tuple:
-        """(rewritten statements, whether every path through them returns)."""
+    def block(self, statements: list, follow: tuple = ()) -> tuple:
+        """(rewritten statements, whether every path returns); `follow` is the code that runs
+        after these statements when they fall through, pushed into every such path."""
         out = []
         for i, stmt in enumerate(statements):
             if _is_return(stmt):
                 out.append(self._assign_return(stmt))
                 return out, True
             if m.matches(stmt, m.If()) and _contains_return(stmt):
-                new_if, returns = self._if(stmt, statements[i + 1:])
+                new_if, returns = self._if(stmt, tuple(statements[i + 1:]) + tuple(follow))
                 out.append(new_if)
                 return out, returns
             out.append(stmt)
+        if follow:
+            rest, returns = self.block(list(follow))
+            return out + rest, returns
         return out, False
 
-    def _if(self, node: cst.If, rest: list) -> tuple:
-        body, body_returns = self.block(list(node.body.body))
-        orelse, else_returns = self.block(_else_statements(node.orelse))
-        if not body_returns:
-            body, body_returns = self.block(body + rest)
-        if not else_returns:
-            orelse, else_returns = self.block(orelse + rest)
+    def _if(self, node: cst.If, follow: tuple) -> tuple:
+        body, body_returns = self.block(list(node.body.body), follow)
+        orelse, else_returns = self.block(_else_statements(node.orelse), follow)
         new = node.with_changes(body=node.body.with_changes(body=body),
                                 orelse=_else_clause(orelse, node))
         adopt(new, node, self.origin)

@@ -37,7 +37,14 @@ def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=()):
     bound.apply_defaults()
     names = list(sig.parameters)
     static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
+    static |= {k for k, v in bound.arguments.items() if _never_an_array(v)}
     return bound, static
+
+
+def _never_an_array(value) -> bool:
+    """Strings, None and functions are static by nature: no need to mark them."""
+    return value is None or isinstance(value, (str, bytes, type)) or \
+        (callable(value) and not hasattr(value, "shape"))
 
 
 def dynamic_leaves(bound, static) -> tuple:

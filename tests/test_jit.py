@@ -1,0 +1,120 @@
+"""jit: per-signature caching, recompilation reasons, stale globals, static arguments, pytrees."""
+import logging
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax.errors import AstjaxError, SourceUnavailableError, StaticArgumentError
+from tests.jit_cases import globals_case as case
+
+
+def compiles(caplog) -> list:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("compiling")]
+
+
+def test_result_equals_eager_and_is_cached(caplog):
+    caplog.set_level(logging.INFO, logger="astjax")
+    f = astjax.jit(case.scaled)
+    x = np.linspace(-1, 1, 3)
+    np.testing.assert_allclose(f(x), case.scaled(x))
+    f(x + 1.0)
+    assert len(compiles(caplog)) == 1
+    f(x.astype(np.float32))
+    assert len(compiles(caplog)) == 2 and "first call with this signature" in compiles(caplog)[-1]
+
+
+def test_changed_global_scalar_recompiles(caplog, monkeypatch):
+    caplog.set_level(logging.INFO, logger="astjax")
+    f = astjax.jit(case.scaled)
+    x = np.ones(3)
+    before = f(x)
+    monkeypatch.setattr(case, "SCALE", 5.0)
+    after = f(x)
+    np.testing.assert_allclose(after - before, 3.0 * x)
+    assert "'SCALE' changed" in compiles(caplog)[-1]
+
+
+def test_rebound_helper_is_seen(monkeypatch):
+    f = astjax.jit(case.scaled)
+    x = np.ones(3)
+    f(x)
+    monkeypatch.setattr(case, "helper", lambda v: v * 0.0)
+    np.testing.assert_allclose(f(x), case.TABLE)
+
+
+def test_global_array_is_read_at_every_call(monkeypatch):
+    f = astjax.jit(case.scaled)
+    x = np.ones(3)
+    f(x)
+    monkeypatch.setattr(case, "TABLE", np.full(3, 10.0))
+    np.testing.assert_allclose(f(x), 2.0 + 10.0)
+
+
+def test_static_arguments_specialise_by_value(caplog):
+    caplog.set_level(logging.INFO, logger="astjax")
+    f = astjax.jit(case.with_static, static_argnums=1, static_argnames="mode")
+    x = np.array([1.0, -3.0])
+    assert f(x, 2) == pytest.approx(case.with_static(x, 2))
+    assert f(x, 3, mode="max") == pytest.approx(case.with_static(x, 3, mode="max"))
+    assert f(x, 2) == pytest.approx(case.with_static(x, 2))
+    assert len(compiles(caplog)) == 2
+    assert "lax.scan" not in f.source and "lax.while" not in f.source  # static loop unrolled
+
+
+def test_unhashable_static_argument_is_a_clear_error():
+    f = astjax.jit(case.with_static, static_argnums=1)
+    with pytest.raises(StaticArgumentError, match="unhashable list"):
+        f(np.ones(2), [1, 2])
+
+
+def test_non_array_dynamic_argument_is_a_clear_error():
+    f = astjax.jit(case.with_static)
+    with pytest.raises(StaticArgumentError, match="static_argnums"):
+        f(np.ones(2), 2, mode=object())
+
+
+def test_pytrees_in_and_out():
+    rng = np.random.default_rng(0)
+    params = {"w": rng.standard_normal((3, 4)), "b": rng.standard_normal(4)}
+    x = rng.standard_normal((5, 3))
+    got, (rows, none) = astjax.jit(case.pytree_fn)(params, x)
+    want, _ = case.pytree_fn(params, x)
+    np.testing.assert_allclose(got["out"], want["out"])
+    np.testing.assert_allclose(got["norm"], want["norm"])
+    assert rows == 5 and none is None
+
+
+def test_generated_source_is_readable_python():
+    f = astjax.jit(case.scaled)
+    f(np.ones(3))
+    source = f.source
+    compile(source, "<generated>", "exec")
+    assert "def scaled(x, TABLE):" in source
+    assert "# globals_case.py:11  return x * SCALE" in source  # the helper's line
+    assert "lax.mul(x, 2.0)" in source
+
+
+def test_function_without_source_is_a_clear_error():
+    namespace = {}
+    exec("def f(x):\n    return x + 1\n", namespace)
+    with pytest.raises(SourceUnavailableError, match="no source"):
+        astjax.jit(namespace["f"])(np.ones(2))
+
+
+def test_errors_point_at_user_line():
+    def bad(x):
+        y = x + 1.0
+        return y.reshape(7)
+    with pytest.raises(AstjaxError) as info:
+        astjax.jit(bad)(np.ones(3))
+    assert f"test_jit.py:{bad.__code__.co_firstlineno + 2}" in str(info.value)
+    assert "reshape" in str(info.value)
+
+
+def test_make_source_for_example_arguments():
+    jitted = astjax.jit(case.with_static, static_argnums=1)
+    text = astjax.make_source(jitted, np.ones(2, np.float32), 1)
+    assert "def with_static(x):" in text  # static and string arguments are not parameters
+    dynamic_n = astjax.make_source(case.with_static, np.ones(2, np.float32), 3)
+    assert "def with_static(x, n):" in dynamic_n and "lax.while_loop" in dynamic_n
