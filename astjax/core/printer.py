@@ -68,21 +68,23 @@ class ModulePrinter:
         lines = [f"{indent}def {fname or func.name}({', '.join(params)}):"]
         body = indent + "    "
         last_line = None
+        used = _used_ids(func)
         for eqn in func.eqns:
             comment, last_line = _comment(eqn, last_line)
-            lines += self.eqn(eqn, body, namer, comment)
+            lines += self.eqn(eqn, body, namer, comment, used)
         outs = ", ".join(self.atom(o, namer) for o in func.outs)
         lines.append(f"{body}return {outs if func.outs else '()'}")
         return lines
 
-    def eqn(self, eqn: Eqn, indent: str, namer: Namer, comment: str) -> list:
+    def eqn(self, eqn: Eqn, indent: str, namer: Namer, comment: str, used: set) -> list:
         lines, fn_names = [], {}
         for sub in sub_funcs(eqn):
             fn_names[id(sub)] = name = namer.fresh(sub.name)
             lines += self.func(sub, indent, Namer(), name)
         args = [self.atom(a, namer) for a in eqn.ins]
         call = _CALL_FORMS.get(eqn.prim, _plain_call)(eqn, args, fn_names, self)
-        outs = [namer.bind(v, eqn.prim) for v in eqn.outs]
+        outs = [namer.bind(v, eqn.prim) if v.id in used or len(eqn.outs) == 1 else "_"
+                for v in eqn.outs]
         target = f"{', '.join(outs)} = " if outs else ""
         lines.append(f"{indent}{target}{call}{comment}")
         return lines
@@ -101,6 +103,13 @@ class ModulePrinter:
 
 
 
+
+
+def _used_ids(func: Func) -> set:
+    used = {o.id for o in func.outs if isinstance(o, Var)}
+    for eqn in func.eqns:
+        used.update(a.id for a in eqn.ins if isinstance(a, Var))
+    return used
 
 
 def _plain_call(eqn, args, fn_names, printer) -> str:
