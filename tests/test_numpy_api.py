@@ -325,3 +325,172 @@ def test_meshgrid_and_pad():
     m = np.arange(6).reshape(2, 3)
     check(lambda x: jnp.pad(x, ((1, 0), (2, 1)), constant_values=7),
           lambda x: np.pad(x, ((1, 0), (2, 1)), constant_values=7), m)
+
+
+# ---------------------------------------------------------------- creation
+def test_creation_matches_numpy():
+    check(lambda: jnp.zeros((2, 3)), lambda: np.zeros((2, 3)))
+    check(lambda: jnp.ones(4, jnp.int32), lambda: np.ones(4, np.int32))
+    check(lambda: jnp.full((2, 2), 7), lambda: np.full((2, 2), 7))
+    check(lambda: jnp.full((2, 2), 1.5, np.float32), lambda: np.full((2, 2), 1.5, np.float32))
+    check(lambda: jnp.arange(5), lambda: np.arange(5))
+    check(lambda: jnp.arange(1, 2, 0.25), lambda: np.arange(1, 2, 0.25))
+    check(lambda: jnp.arange(10, 1, -3), lambda: np.arange(10, 1, -3))
+    check(lambda: jnp.arange(0, 5, dtype=jnp.float32), lambda: np.arange(0, 5, dtype=np.float32))
+    check(lambda: jnp.eye(3, 4, k=1), lambda: np.eye(3, 4, k=1))
+    check(lambda: jnp.identity(3, jnp.int32), lambda: np.identity(3, np.int32))
+    check(lambda: jnp.tri(3, 2, -1), lambda: np.tri(3, 2, -1))
+    check(lambda: jnp.array([[1, 2], [3, 4]]), lambda: np.array([[1, 2], [3, 4]]))
+    check(lambda: jnp.asarray([1.0, 2.0], jnp.float32), lambda: np.asarray([1.0, 2.0], np.float32))
+
+
+@settings(max_examples=30, deadline=None)
+@given(start=st.floats(-5, 5), stop=st.floats(-5, 5), num=st.integers(0, 9),
+       endpoint=st.booleans())
+def test_linspace_matches_numpy(start, stop, num, endpoint):
+    check(lambda: jnp.linspace(start, stop, num, endpoint), lambda: np.linspace(start, stop, num,
+                                                                              endpoint), rtol=1e-12)
+
+
+def test_linspace_of_arrays_and_integer_dtype():
+    lo, hi = np.array([0.0, 1.0], np.float32), np.array([1.0, 3.0], np.float32)
+    check(lambda a, b: jnp.linspace(a, b, 5), lambda a, b: np.linspace(a, b, 5), lo, hi, rtol=1e-6)
+    check(lambda a, b: jnp.linspace(a, b, 4, axis=1), lambda a, b: np.linspace(a, b, 4, axis=1),
+          lo, hi, rtol=1e-6)
+    check(lambda: jnp.linspace(0, 10, 4, dtype=int), lambda: np.linspace(0, 10, 4, dtype=int))
+
+
+def test_like_functions_keep_dtype_and_shape():
+    x = np.ones((2, 3), np.float32)
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        got = getattr(jnp, name)(x)
+        assert got.dtype == np.float32 and got.shape == (2, 3)
+    check(lambda a: jnp.full_like(a, 3), lambda a: np.full_like(a, 3), x)
+    check(lambda a: jnp.zeros_like(a, dtype=jnp.int32), lambda a: np.zeros_like(a, np.int32), x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=arrays(min_dims=2, max_dims=3), k=st.integers(-3, 3))
+def test_triangles_and_diagonals(x, k):
+    check(lambda a: jnp.tril(a, k), lambda a: np.tril(a, k), x)
+    check(lambda a: jnp.triu(a, k), lambda a: np.triu(a, k), x)
+    check(lambda a: jnp.diagonal(a, k), lambda a: np.diagonal(a, k), x)
+    check(lambda a: jnp.diagonal(a, k, -1, 0), lambda a: np.diagonal(a, k, -1, 0), x)
+    check(lambda a: jnp.trace(a, k), lambda a: np.trace(a, k), x)
+
+
+@settings(max_examples=20, deadline=None)
+@given(v=arrays(min_dims=1, max_dims=1), k=st.integers(-3, 3))
+def test_diag_builds_and_reads(v, k):
+    check(lambda a: jnp.diag(a, k), lambda a: np.diag(a, k), v)
+    check(lambda a: jnp.diag(jnp.diag(a, k), k), lambda a: np.diag(np.diag(a, k), k), v)
+
+
+def test_array_from_nested_abstract_values():
+    def build(a, b):
+        return jnp.array([[a, b], [b, 2.0]])
+    check(build, lambda a, b: np.array([[a, b], [b, 2.0]]), np.float64(1.5), np.float64(-1.0))
+    out, _, _ = compile_by_hand(lambda a: jnp.array([a, a]), np.ones(3, np.float32))
+    assert (out.shape, out.dtype) == ((2, 3), np.float32)
+
+
+def test_dtype_objects_convert_and_compare():
+    assert np.dtype(jnp.float32) == np.float32 and jnp.float32 == np.dtype("float32")
+    check(lambda a: jnp.float32(a), lambda a: np.asarray(a, np.float32), np.arange(3))
+    check(lambda a: jnp.astype(a, jnp.int32), lambda a: a.astype(np.int32), np.arange(3.7))
+    assert jnp.finfo(jnp.float32).eps == np.finfo(np.float32).eps
+    assert jnp.result_type(jnp.float32, 1.0) == np.float32
+    assert isinstance(np.ones(2), jnp.ndarray)
+
+
+# ---------------------------------------------------------------- products
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from([np.float32, np.float64, np.int64]))
+def test_matmul_and_dot_match_numpy(data, dtype):
+    n, k, m = (data.draw(st.integers(1, 4)) for _ in range(3))
+    batch = data.draw(st.sampled_from([(), (2,), (3, 1)]))
+    elems = st.integers(-5, 5)
+    a = data.draw(hnp.arrays(dtype, batch + (n, k), elements=elems))
+    b = data.draw(hnp.arrays(dtype, (1,) * len(batch) + (k, m), elements=elems))
+    v = data.draw(hnp.arrays(dtype, (k,), elements=elems))
+    check(jnp.matmul, np.matmul, a, b)
+    check(jnp.matmul, np.matmul, a, v)
+    check(jnp.matmul, np.matmul, v, b)
+    check(jnp.dot, np.dot, a, b)
+    check(jnp.dot, np.dot, a, v)
+    check(jnp.dot, np.dot, v, v)
+    check(jnp.vdot, np.vdot, a, a)
+    check(jnp.inner, np.inner, a, v)
+    check(jnp.outer, np.outer, v, a)
+    matrix = b.reshape(k, m)
+    check(lambda x, y: jnp.tensordot(x, y, 1), lambda x, y: np.tensordot(x, y, 1), a, matrix)
+    check(lambda x, y: x @ y, np.matmul, a, b)
+    check(jnp.kron, np.kron, v, a)
+
+
+@pytest.mark.parametrize("subscripts,shapes", [
+    ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]), ("...i,...i->...", [(2, 3), (3,)]),
+    ("i,j->ij", [(2,), (3,)]), ("ijk->kji", [(1, 2, 3)])])
+def test_einsum_matches_numpy(subscripts, shapes):
+    operands = [np.arange(np.prod(s), dtype=np.float32).reshape(s) for s in shapes]
+    check(lambda *xs: jnp.einsum(subscripts, *xs), lambda *xs: np.einsum(subscripts, *xs),
+          *operands)
+
+
+def test_cross_and_tensordot_with_axis_lists():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(6.0, 0, -1).reshape(2, 3)
+    check(jnp.cross, np.cross, a, b)
+    x, y = np.arange(24.0).reshape(2, 3, 4), np.arange(12.0).reshape(4, 3)
+    check(lambda p, q: jnp.tensordot(p, q, ([1, 2], [1, 0])),
+          lambda p, q: np.tensordot(p, q, ([1, 2], [1, 0])), x, y)
+
+
+@pytest.mark.parametrize("ord", [None, 1, 2, np.inf, -np.inf, 0, 3])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_vector_norms(ord, keepdims):
+    x = np.array([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]], np.float32)
+    check(lambda a: jnp.linalg.norm(a, ord, axis=1, keepdims=keepdims),
+          lambda a: np.linalg.norm(a, ord, axis=1, keepdims=keepdims), x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord", [None, "fro", 1, -1, np.inf, -np.inf])
+def test_matrix_norms(ord):
+    x = np.array([[3.0, -4.0, 0.0], [1.0, 2.0, -2.0]])
+    check(lambda a: jnp.linalg.norm(a, ord), lambda a: np.linalg.norm(a, ord), x, rtol=1e-12)
+    check(lambda a: jnp.linalg.norm(a, ord, axis=(1, 0), keepdims=True),
+          lambda a: np.linalg.norm(a, ord, axis=(1, 0), keepdims=True), x, rtol=1e-12)
+    check(jnp.linalg.norm, np.linalg.norm, np.arange(5), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- sorting and searching
+@settings(max_examples=25, deadline=None)
+@given(x=arrays(min_dims=1), data=st.data())
+def test_sort_argsort_take(x, data):
+    axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
+    check(lambda a: jnp.sort(a, axis), lambda a: np.sort(a, axis, kind="stable"), x)
+    check(lambda a: jnp.argsort(a, axis), lambda a: np.argsort(a, axis, kind="stable"), x)
+    size = x.size if axis is None else x.shape[axis]
+    idx = data.draw(hnp.arrays(np.int64, (3,), elements=st.integers(-size, size - 1)))
+    check(lambda a, i: jnp.take(a, i, axis), lambda a, i: np.take(a, i, axis), x, idx)
+    order = np.argsort(x, axis=-1)
+    check(lambda a, i: jnp.take_along_axis(a, i, -1), lambda a, i: np.take_along_axis(a, i, -1),
+          x, order)
+
+
+def test_searchsorted_select_unravel():
+    a, v = np.array([1.0, 2.0, 2.0, 5.0]), np.array([0.0, 2.0, 3.0, 9.0])
+    for side in ("left", "right"):
+        check(lambda p, q: jnp.searchsorted(p, q, side), lambda p, q: np.searchsorted(p, q, side),
+              a, v)
+    x = np.arange(6) - 3
+    check(lambda t: jnp.select([t < -1, t > 1], [t, t * 10], 7),
+          lambda t: np.select([t < -1, t > 1], [t, t * 10], 7), x)
+    check(lambda i: jnp.unravel_index(i, (2, 3)), lambda i: np.unravel_index(i, (2, 3)),
+          np.array([0, 4, 5]))
+
+
+def test_data_dependent_shapes_need_concrete_values():
+    assert [list(i) for i in jnp.nonzero(np.array([0, 3, 0, 4]))] == [[1, 3]]
+    with pytest.raises(ConcretizationError, match="depends on the values"):
+        compile_by_hand(jnp.nonzero, np.ones(3))

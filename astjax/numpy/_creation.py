@@ -144,9 +144,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     compute = u.result_type_of(start, stop, float(num))
     div = (num - 1) if endpoint else num
     delta = bind("sub", stop, start)
-    step = bind("div", delta, div) if div > 0 else np.full((), np.nan, compute)
     grid = _grid(num, compute, u.ndim(delta))
-    out = bind("add", bind("mul", grid, step), start)
+    if div > 0:
+        step = bind("div", delta, div)
+        out = bind("add", bind("mul", grid, step), start)
+    else:  # a single sample: NumPy reports a nan step and returns start
+        step = np.full((), np.nan, compute)
+        out = bind("add", bind("mul", grid, delta), start)
     if endpoint and num > 1:  # NumPy pins the last sample to stop exactly
         last = bind("eq", grid, num - 1)
         out = bind("select", last, _broadcast_like(stop, out), out)
