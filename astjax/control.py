@@ -15,6 +15,20 @@ from .errors import ControlFlowError
 from .tree_util import leaf_paths, tree_flatten, tree_unflatten
 
 
+class Missing:
+    """A value not assigned yet on this path: the return value of a loop that has not returned.
+
+    Converted control flow replaces it by zeros shaped like the value other paths assign, so
+    every path carries the same structure; the flags that guard it keep those zeros unused.
+    """
+
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = Missing()
+
+
 def _compiling() -> bool:
     return current_builder() is not None
 
@@ -56,21 +70,77 @@ def _check_scalar_pred(pred):
             hint="reduce it with jnp.any(...) or jnp.all(...), or select elementwise with jnp.where")
 
 
-def _branches(prim, selector, funs, operands, names, merge=None):
+def _branches(prim, selector, funs, operands, names):
     leaves, in_tree = tree_flatten(operands)
     in_avals = _avals(leaves)
     bodies = [build_body(f, in_tree, in_avals) for f in funs]
-    if merge is not None:
-        merge(bodies)
+    _fill_missing(bodies)
     out_tree = _same_structure(bodies)
     target = _join_avals([[_aval(o) for o in b.outs] for b in bodies], names)
     for body in bodies:
         _coerce_outs(body, target)
+    if prim == "cond" and not any(b.eqns for b in bodies):
+        return tree_unflatten(out_tree, _select_outputs(selector, bodies, leaves))
     captured = _union_free(bodies)
     funcs = tuple(close(_named(n), b.params, b.eqns, b.outs, captured)
                   for n, b in zip(names, bodies))
     outs = bind(prim, selector, *leaves, *captured, branches=funcs)
     return tree_unflatten(out_tree, outs)
+
+
+def _select_outputs(pred, bodies, operands) -> list:
+    """Branches that only pick values: a select per output instead of a cond."""
+    then_body, else_body = bodies
+    def outer(body, atom):  # a branch parameter stands for the operand passed in
+        index = next((i for i, p in enumerate(body.params) if p is atom), None)
+        if index is not None:
+            return operands[index]
+        return atom.value if isinstance(atom, Lit) else atom
+    return [bind("select", pred, outer(then_body, a), outer(else_body, b))
+            for a, b in zip(then_body.outs, else_body.outs)]
+
+
+def _fill_missing(bodies) -> None:
+    """Where one branch leaves an output MISSING and another assigns it, use zeros of that."""
+    if not any(o is MISSING for b in bodies for o in b.outs):
+        return
+    children = [_child_leaves(b) for b in bodies]
+    for i in range(len(children[0])):
+        donor = next((c[i] for c in children if not _is_missing(c[i][1])), None)
+        if donor is None:
+            continue
+        for body, body_children in zip(bodies, children):
+            if _is_missing(body_children[i][1]):
+                body_children[i] = (donor[0], _zeros_in(body, donor[1]))
+    for body, body_children in zip(bodies, children):
+        body.outs = [a for _, leaves in body_children for a in leaves]
+        body.out_tree = tree_flatten(tuple(tree_unflatten(t, [0] * t.num_leaves)
+                                           for t, _ in body_children))[1]
+
+
+def _child_leaves(body) -> list:
+    """[(subtree, its leaves)] for each element of a body's tuple output."""
+    tree = body.out_tree
+    if tree.kind is not tuple:
+        return [(tree, list(body.outs))]
+    out, start = [], 0
+    for child in tree.children:
+        out.append((child, list(body.outs[start:start + child.num_leaves])))
+        start += child.num_leaves
+    return out
+
+
+def _is_missing(leaves) -> bool:
+    return len(leaves) == 1 and leaves[0] is MISSING
+
+
+def _zeros_in(body, like: list) -> list:
+    from .core.bind import Builder, building
+    builder = Builder()
+    with building(builder):
+        zeros = [bind("full", 0, shape=_aval(a).shape, dtype=_aval(a).dtype.name) for a in like]
+    body.eqns = body.eqns + builder.eqns
+    return zeros
 
 
 def _aval(atom) -> AVal:
@@ -127,9 +197,16 @@ def while_loop(cond_fun, body_fun, init_val, names=None):
         while bool(cond_fun(val)):
             val = body_fun(val)
         return val
+    init_val, still = _without_missing(init_val, lambda c, _: body_fun(c), None)
+    if still:
+        keep, inject, drop = _static_positions(init_val, still)
+        names = [names[i] for i in keep] if names else None
+        out = while_loop(lambda c: cond_fun(inject(c)), lambda c: drop(body_fun(inject(c))),
+                         drop(init_val), names)
+        return inject(out)
     leaves, tree = tree_flatten(init_val)
     args_tree = tree_flatten((init_val,))[1]
-    names = names or leaf_paths(init_val)
+    names = _leaf_names(init_val, names)
     avals = _avals(leaves)
     for _ in range(3):  # weakly typed carries may widen once (a Python 0 that meets floats)
         body = build_body(body_fun, args_tree, avals, names)
@@ -147,6 +224,58 @@ def while_loop(cond_fun, body_fun, init_val, names=None):
     cond_f = close(_named("cond"), cond_body.params, cond_body.eqns, cond_body.outs, captured)
     outs = bind("while_loop", *init, *captured, cond=cond_f, body=body_f)
     return tree_unflatten(tree, outs[:n])
+
+
+def _without_missing(init_val, step, xs):
+    """init_val with its MISSING elements replaced by zeros shaped like what one `step` assigns
+    them, and the positions that no step assigns (they stay MISSING, outside the loop)."""
+    if not isinstance(init_val, tuple) or not any(v is MISSING for v in init_val):
+        return init_val, []
+    present = tuple(v for v in init_val if v is not MISSING)
+
+    def probe(present_args, x):
+        it = iter(present_args)
+        return step(tuple(MISSING if v is MISSING else next(it) for v in init_val), x)
+
+    x_slice = None if xs is None else tree_map_leaves(lambda a: AVal(a.shape[1:], a.dtype), xs)
+    leaves, tree = tree_flatten((present, x_slice))
+    body = build_body(probe, tree, [x if isinstance(x, AVal) else _avals([x])[0] for x in leaves])
+    init, still = list(init_val), []
+    for i, (subtree, atoms) in enumerate(_child_leaves(body)):
+        if init_val[i] is not MISSING:
+            continue
+        if _is_missing(atoms):
+            still.append(i)
+            continue
+        init[i] = tree_unflatten(subtree, [bind("full", 0, shape=_aval(a).shape,
+                                                dtype=_aval(a).dtype.name) for a in atoms])
+    return tuple(init), still
+
+
+def tree_map_leaves(f, tree):
+    from .core.bind import aval
+    leaves, t = tree_flatten(tree)
+    return tree_unflatten(t, [f(aval(x)) for x in leaves])
+
+
+def _static_positions(init_val, still):
+    """(kept positions, inject MISSING back, drop the MISSING positions) for a tuple carry."""
+    keep = [i for i in range(len(init_val)) if i not in still]
+
+    def inject(c):
+        it = iter(c)
+        return tuple(MISSING if i in still else next(it) for i in range(len(init_val)))
+
+    def drop(c):
+        return tuple(c[i] for i in keep)
+    return keep, inject, drop
+
+
+def _leaf_names(carry, names) -> list:
+    """A readable name per leaf of the carry, from one name per element when given."""
+    if names and isinstance(carry, tuple) and len(names) == len(carry):
+        return [f"{n}_{p}" if p else n for n, c in zip(names, carry) for p in leaf_paths(c)]
+    return leaf_paths(carry)
 
 
 def _check_loop_pred(cond_body):
@@ -231,10 +360,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None):
     length = _scan_length(x_leaves, length)
     if not _compiling():
         return _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse)
+    init, still = _without_missing(init, lambda c, x: f(c, x)[0], xs)
+    if still:
+        keep, inject, drop = _static_positions(init, still)
+        names = [names[i] for i in keep] if names else None
+        carry, ys = scan(lambda c, x: _drop_carry(f(inject(c), x), drop), drop(init), xs,
+                         length, reverse, unroll, names)
+        return inject(carry), ys
     c_leaves, c_tree = tree_flatten(init)
     c_avals = _avals(c_leaves)
     x_avals = [AVal(a.shape[1:], a.dtype) for a in _avals(x_leaves)]
-    names = (names or leaf_paths(init)) + [f"x_{p}" if p else "x" for p in leaf_paths(xs)]
+    names = _leaf_names(init, names) + [f"x_{p}" if p else "x" for p in leaf_paths(xs)]
     in_tree = tree_flatten((init, xs))[1]
     for _ in range(3):
         body = build_body(lambda c, x: f(c, x), in_tree, c_avals + x_avals, names)
@@ -256,6 +392,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None):
                 reverse=bool(reverse))
     n = len(init_atoms)
     return tree_unflatten(c_tree, outs[:n]), tree_unflatten(y_tree, outs[n:])
+
+
+def _drop_carry(result, drop):
+    carry, y = result
+    return drop(carry), y
 
 
 class _ScanCarryView:

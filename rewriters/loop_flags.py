@@ -1,4 +1,5 @@
-"""`break` and `continue` -> boolean flags, so loops on array values can be converted.
+"""`break`, `continue` and `return` inside loops -> boolean flags, so loops on array values can
+be converted to lax loops.
 
     while x < n:                     _break_3 = False
         if x > 5:                    while not _break_3 and (x < n):
@@ -7,14 +8,21 @@
                                          if not _break_3:
                                              x = x + 1
 
-A `for` loop keeps iterating but its body is skipped once the flag is set; `continue` sets a flag
-that is reset at the top of each iteration. The flags are plain Python bools when the condition
-that sets them is static, so static loops specialise away exactly as before.
+A `return v` inside a loop stores `_return_value = v`, sets `_return_<line>` (which stops the
+loop like a break) and the loop is followed by `if _return_<line>: return _return_value`, which
+`single_return` then turns into one exit. Before such a loop `_return_value` holds a
+placeholder, `__astjax_missing__`, that converted control flow replaces by zeros of the right
+shape on the paths that have not returned. A `for` loop keeps iterating but skips its body once
+a flag is set; `continue` sets a flag reset at the top of each iteration. The flags are plain
+Python bools when the conditions that set them are static, so static loops specialise away.
 """
 import libcst as cst
-import libcst.matchers as m
 
 from .provenance import ProvenanceTransformer, adopt
+from .single_return import RETURN_VALUE
+
+MISSING = "__astjax_missing__"
+STOPPING = ("break", "return")
 
 
 class LoopFlags(ProvenanceTransformer):
@@ -36,30 +44,30 @@ class LoopFlags(ProvenanceTransformer):
         flags = {k: f"_{k}_{line}" for k in kinds}
         body = _guard(list(loop.body.body), flags)
         if "continue" in flags:
-            body = [_assign(flags["continue"], "False")] + body
-        loop = self._with_body(loop, body, flags)
-        before = [_assign(flags["break"], "False")] if "break" in flags else []
-        after = self._orelse(loop, flags)
-        loop = loop.with_changes(orelse=None) if after else loop
-        nodes = before + [loop] + after
+            body = [_statement(f"{flags['continue']} = False")] + body
+        stop = [flags[k] for k in STOPPING if k in flags]
+        loop = self._with_body(loop, body, stop)
+        nodes = [_statement(f"{f} = False") for f in stop]
+        if "return" in flags:
+            nodes.append(_statement(f"{RETURN_VALUE} = {MISSING}"))
+        nodes.append(loop.with_changes(orelse=None) if stop else loop)
+        if stop and loop.orelse is not None:
+            nodes.append(_if_not(stop, list(loop.orelse.body.body)))
+        if "return" in flags:
+            nodes.append(cst.parse_statement(f"if {flags['return']}:\n    return {RETURN_VALUE}\n"))
         for node in nodes:
             adopt(node, self.origin.get(original, original), self.origin)
         return cst.FlattenSentinel(nodes) if len(nodes) > 1 else loop
 
-    def _with_body(self, loop, body, flags):
-        if "break" in flags and isinstance(loop, cst.While):
-            test = cst.parse_expression(f"not {flags['break']} and (x)")
-            test = test.with_changes(right=loop.test.with_changes(
-                lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if not loop.test.lpar else loop.test)
-            loop = loop.with_changes(test=test)
-        elif "break" in flags:
-            body = [_if_not(flags["break"], body)]
+    def _with_body(self, loop, body, stop: list):
+        if stop and isinstance(loop, cst.While):
+            test = cst.parse_expression(f"{_not(stop)} and (x)")
+            inner = loop.test if loop.test.lpar else loop.test.with_changes(
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            loop = loop.with_changes(test=test.with_changes(right=inner))
+        elif stop:
+            body = [_if_not(stop, body)]
         return loop.with_changes(body=loop.body.with_changes(body=body))
-
-    def _orelse(self, loop, flags) -> list:
-        if loop.orelse is None or "break" not in flags:
-            return []
-        return [_if_not(flags["break"], list(loop.orelse.body.body))]
 
     def _line(self, node) -> int:
         root = self.origin.get(node, node)
@@ -67,18 +75,17 @@ class LoopFlags(ProvenanceTransformer):
         return pos.start.line if pos is not None else 0
 
 
+_JUMPS = {cst.Break: "break", cst.Continue: "continue", cst.Return: "return"}
+
+
 def _jumps(body) -> list:
-    """'break'/'continue' used by this loop (nested loops are already rewritten)."""
-    kinds = []
-    for node in _own_statements(body):
-        if isinstance(node, cst.Break) and "break" not in kinds:
-            kinds.append("break")
-        if isinstance(node, cst.Continue) and "continue" not in kinds:
-            kinds.append("continue")
-    return kinds
+    """The jumps ('break', 'continue', 'return') this loop's own body makes."""
+    found = {_JUMPS[type(n)] for n in _own_statements(body) if type(n) in _JUMPS}
+    return [k for k in ("break", "continue", "return") if k in found]
 
 
 def _own_statements(node):
+    """Descendants of node outside nested functions (nested loops are already rewritten)."""
     stack = list(node.children)
     while stack:
         current = stack.pop()
@@ -88,24 +95,24 @@ def _own_statements(node):
         stack.extend(current.children)
 
 
-def _sets_flag(node) -> bool:
-    return any(isinstance(n, (cst.Break, cst.Continue)) for n in _own_statements(node)) or \
-        isinstance(node, (cst.Break, cst.Continue))
+def _jumps_in(node) -> bool:
+    return type(node) in _JUMPS or any(type(n) in _JUMPS for n in _own_statements(node))
 
 
 def _guard(statements: list, flags: dict) -> list:
+    """Statements with each jump replaced by its flag and what follows a possible jump
+    guarded by `if not (flags):`."""
     out = []
     for i, stmt in enumerate(statements):
-        jump = _jump_line(stmt)
-        if jump is not None:
-            out.append(_set_flag(stmt, flags[jump]))
+        if _jump_of(stmt) is not None:
+            out.append(_set_flag(stmt, flags))
             return out
         if isinstance(stmt, cst.If):
             stmt = _guard_if(stmt, flags)
         out.append(stmt)
         rest = statements[i + 1:]
-        if rest and _sets_flag(statements[i]):
-            out.append(_if_not(" or ".join(flags.values()), _guard(rest, flags)))
+        if rest and _jumps_in(statements[i]):
+            out.append(_if_not(list(flags.values()), _guard(rest, flags)))
             return out
     return out
 
@@ -121,31 +128,33 @@ def _guard_if(node: cst.If, flags: dict) -> cst.If:
     return node.with_changes(body=body, orelse=orelse)
 
 
-def _jump_line(stmt):
+def _jump_of(stmt):
     if not isinstance(stmt, cst.SimpleStatementLine):
         return None
-    for small in stmt.body:
-        if isinstance(small, cst.Break):
-            return "break"
-        if isinstance(small, cst.Continue):
-            return "continue"
-    return None
+    return next((_JUMPS[type(s)] for s in stmt.body if type(s) in _JUMPS), None)
 
 
-def _set_flag(stmt: cst.SimpleStatementLine, flag: str):
+def _set_flag(stmt: cst.SimpleStatementLine, flags: dict):
     body = []
     for small in stmt.body:
-        if isinstance(small, (cst.Break, cst.Continue)):
-            body.append(cst.Assign([cst.AssignTarget(cst.Name(flag))], cst.Name("True")))
+        kind = _JUMPS.get(type(small))
+        if kind == "return":
+            value = small.value if small.value is not None else cst.Name("None")
+            body.append(cst.Assign([cst.AssignTarget(cst.Name(RETURN_VALUE))], value))
+        if kind is not None:
+            body.append(cst.Assign([cst.AssignTarget(cst.Name(flags[kind]))], cst.Name("True")))
             break
         body.append(small)
     return stmt.with_changes(body=body)
 
 
-def _assign(name: str, value: str):
-    return cst.parse_statement(f"{name} = {value}")
+def _statement(code: str):
+    return cst.parse_statement(code)
 
 
-def _if_not(condition: str, body: list) -> cst.If:
-    test = cst.parse_expression(f"not ({condition})" if " or " in condition else f"not {condition}")
-    return cst.If(test=test, body=cst.IndentedBlock(body=body))
+def _not(flags: list) -> str:
+    return f"not {flags[0]}" if len(flags) == 1 else f"not ({' or '.join(flags)})"
+
+
+def _if_not(flags: list, body: list) -> cst.If:
+    return cst.If(test=cst.parse_expression(_not(flags)), body=cst.IndentedBlock(body=body))

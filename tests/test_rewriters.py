@@ -132,3 +132,36 @@ def test_rewritten_code_still_reports_user_lines():
     f(np.float64(1.0))
     line = first_line_of(_loops)
     assert f"test_rewriters.py:{line + 5}" in f.source  # the `if x * i > 30.0:` line
+
+
+def _find_first(xs, threshold):
+    for x in xs:
+        if x > threshold:
+            return x * 10.0
+    return -1.0
+
+
+def _search(x):
+    i = 0
+    while i < 50:
+        x = x * 1.5
+        if x > 20.0:
+            return x, i
+        i = i + 1
+    return x * 0.0, -1
+
+
+@pytest.mark.parametrize("threshold", [-1.0, 0.3, 0.8, 5.0])
+def test_return_inside_a_scan_loop(threshold):
+    xs = np.array([0.1, 0.5, 0.9, 0.2])
+    f = astjax.jit(_find_first)
+    assert f(xs, np.float64(threshold)) == pytest.approx(_find_first(xs, threshold))
+    assert "lax.scan(" in f.source
+
+
+@pytest.mark.parametrize("start", [0.001, 1.0, 19.0, 25.0])
+def test_return_inside_a_while_loop(start):
+    f = astjax.jit(_search)
+    x, i = f(np.float64(start))
+    want_x, want_i = _search(start)
+    assert x == pytest.approx(want_x) and int(i) == want_i

@@ -20,7 +20,7 @@ class Body:
 
 
 def build_body(fn, in_tree, in_avals, hints=None) -> Body:
-    hints = hints or [""] * len(in_avals)
+    hints = list(hints or []) + [""] * (len(in_avals) - len(hints or []))
     params = [Var(a, h) for a, h in zip(in_avals, hints)]
     outer = current_builder()
     builder = Builder()
@@ -32,7 +32,7 @@ def build_body(fn, in_tree, in_avals, hints=None) -> Body:
 
 
 def _atom(x):
-    if isinstance(x, (Var, Lit)):
+    if isinstance(x, (Var, Lit)) or type(x).__name__ == "Missing":
         return x
     try:
         return as_atom(x)

@@ -103,7 +103,7 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         try:
             self.exec_block(node.body.body, frame)
         except Return as r:
-            return r.value
+            return None if _is_missing(r.value) else r.value
         return None
 
     def bind_arguments(self, frame, params: cst.Parameters, args, kwargs):
@@ -173,6 +173,9 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         return self._outer_value(fn.cells, name, value, ("cell", id(fn.cells[name])))
 
     def _global(self, name: str, frame: Frame, node):
+        if name == "__astjax_missing__":  # placeholder written by rewriters.loop_flags
+            from ..control import MISSING
+            return MISSING
         namespace = frame.function.globals
         if name in namespace:
             return self._outer_value(namespace, name, namespace[name], (id(namespace), name))
@@ -379,6 +382,11 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         loc = self.loc(node, frame)
         if builder is not None and loc is not None:
             builder.loc = loc
+
+
+def _is_missing(value) -> bool:
+    from ..control import MISSING
+    return value is MISSING
 
 
 def _python_defaults(fn) -> dict:

@@ -62,8 +62,10 @@ class ControlFlowMixin:
         return value
 
     def _bind_result(self, name, value, frame):
-        if isinstance(value, Var) and not value.hint:
-            value.hint = name
+        from ..tree_util import leaf_paths, tree_leaves
+        for leaf, path in zip(tree_leaves(value), leaf_paths(value)):
+            if isinstance(leaf, Var) and not leaf.hint:
+                leaf.hint = f"{name}_{path}" if path else name
         frame.env[name] = value
 
     def _exec_converted(self, statements, frame, node):
