@@ -1,0 +1,187 @@
+"""The `astjax` command line.
+
+    astjax transform FILE... [-o DIR]     (also: python -m astjax transform ...)
+
+`transform` never imports or runs its input. It parses each FILE with libcst, finds statically
+the transformations the file asks for (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`,
+`g = jax.jit(jax.grad(f))`, ... named through the file's imports, astjax's or JAX's; see
+`astjax.frontend.discover`) and writes DIR/<name>.py: the file's code with its JAX imports
+pointed at astjax, each transformed function commented with where its transformation comes from,
+under a header listing them all (see `astjax.transform_file`).
+
+Limitation, stated plainly: without running the program, argument shapes and dtypes are unknown,
+so the written modules do not contain compiled core form. They apply astjax's transformations
+(the decorators and assignments the user wrote, now referring to astjax), and `astjax.jit`
+compiles each function the first time it is called, exactly as for a program that imports
+astjax itself; `astjax.show` prints the compiled form after that call. A transformation that
+this version of astjax does not provide yet is reported as a warning, and the generated module
+fails where it applies it.
+
+Exit status: 0 when every module was written; 2 for a usage error (a missing or non-.py input,
+an output that would overwrite an input, two inputs with the same name); 1 when an input cannot
+be read or parsed, or an output cannot be written. Nothing is written unless every input parses.
+Messages go to stderr as `file:line:col: message`, never as a traceback.
+"""
+import argparse
+import ast
+import os
+import sys
+
+import libcst as cst
+
+
+class UsageError(Exception):
+    """The command line asks for something impossible (exit status 2)."""
+
+
+class Failure(Exception):
+    """An input or output could not be handled (exit status 1)."""
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.handler(args)
+    except UsageError as err:
+        print(f"astjax {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except Failure as err:
+        print(err, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    parser = argparse.ArgumentParser(
+        prog="astjax", description="astjax: JAX's programming model by static source-to-source "
+                                   "compilation.")
+    parser.add_argument("--version", action="version", version=f"astjax {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    transform = commands.add_parser(
+        "transform", help="write generated modules for Python files (without running them)",
+        description="Parse each FILE (never importing or running it), find the transformations "
+                    "it applies (jit, grad, value_and_grad, vmap; from astjax or jax) and write "
+                    "DIR/<name>.py: the same program with its JAX imports pointing at astjax and "
+                    "each transformation commented. Functions compile at their first call.")
+    transform.add_argument("files", nargs="+", metavar="FILE", help="Python source files (.py)")
+    transform.add_argument("-o", "--output", default="astjax_out", metavar="DIR",
+                           help="folder for the generated modules (default: %(default)s)")
+    transform.set_defaults(handler=run_transform)
+    return parser
+
+
+def run_transform(args) -> int:
+    from .core.files import write_atomic
+    jobs = plan_outputs(args.files, args.output)
+    modules = generate_all(jobs)
+    for (_, out), code in zip(jobs, modules):
+        try:
+            write_atomic(out, code)
+            os.chmod(out, 0o666 & ~_umask())  # a module like any other, not a private temp file
+        except OSError as err:
+            raise Failure(f"{out}: cannot write: {err.strerror or err}") from None
+    print(f"wrote {len(jobs)} module(s) to {args.output}")
+    return 0
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def plan_outputs(files: list, folder: str) -> list:
+    """`(input, output)` pairs: each input `path/name.py` goes to `folder/name.py`. Raises
+    UsageError for a missing input, or an output that is an input or is written twice."""
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UsageError(f"-o {folder}: exists and is not a folder")
+    inputs = {os.path.realpath(path) for path in files}
+    jobs, seen = [], {}
+    for path in files:
+        _check_input(path)
+        out = os.path.join(folder, os.path.basename(path))
+        real = os.path.realpath(out)
+        if real in inputs:
+            raise UsageError(f"refusing to write {out}: it is an input file "
+                             f"(choose another folder with -o)")
+        if real in seen:
+            raise UsageError(f"{seen[real]} and {path} would both be written to {out}")
+        seen[real] = path
+        jobs.append((path, out))
+    return jobs
+
+
+def _check_input(path: str) -> None:
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise UsageError(f"{path}: not a file")
+    if not path.endswith(".py"):
+        raise UsageError(f"{path}: expected a Python source file ending in .py")
+
+
+def generate_all(jobs: list) -> list:
+    """The generated code for each job; a Failure listing every input that does not parse."""
+    from .transform_file import generate
+    show_progress = len(jobs) > 1 and sys.stderr.isatty()
+    codes, errors = [], []
+    for i, (path, _) in enumerate(jobs, 1):
+        if show_progress:
+            print(f"[{i}/{len(jobs)}] {path}", file=sys.stderr)
+        source = _read(path)
+        try:
+            generated = generate(source, path)
+        except cst.ParserSyntaxError as err:
+            errors.append(_syntax_message(path, source, err))
+            continue
+        for warning in generated.warnings:
+            print(warning, file=sys.stderr)
+        codes.append(generated.code)
+    if errors:
+        raise Failure("\n".join(errors + ["astjax transform: nothing written"]))
+    return codes
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise Failure(f"{path}: cannot read: {err.strerror or err}") from None
+
+
+def _syntax_message(path: str, source: bytes, err: cst.ParserSyntaxError) -> str:
+    """`path:line:col: syntax error: message` and the line, with a caret under the column.
+    libcst's parser may place the error a token late; Python's own parser (which compiles to
+    a tree and runs nothing) names the spot and the cause more precisely, so it is preferred
+    when it rejects the source too."""
+    try:
+        ast.parse(source, filename=path)
+    except SyntaxError as py_err:
+        if py_err.lineno:
+            line = (py_err.text or "").splitlines()[0] if py_err.text else ""
+            return _located(path, py_err.lineno, py_err.offset or 1, py_err.msg, line)
+    except (ValueError, RecursionError):
+        pass
+    lines = source.decode("utf-8", "replace").splitlines()
+    line = lines[err.editor_line - 1] if 0 < err.editor_line <= len(lines) else ""
+    return _located(path, err.editor_line, err.editor_column, err.message, line)
+
+
+def _located(path: str, line_no: int, col: int, message: str, line: str) -> str:
+    text = f"{path}:{line_no}:{col}: syntax error: {message}"
+    if line.strip():
+        stripped = line.lstrip()
+        caret = max(col - 1 - (len(line) - len(stripped)), 0)
+        text += f"\n    {stripped}\n    {' ' * caret}^"
+    return text
+
+
+if __name__ == "__main__":
+    sys.exit(main())

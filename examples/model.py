@@ -1,0 +1,51 @@
+"""A tiny model in JAX style: a soft-clipped activation, a Newton square root and a logistic
+prediction, with Python `if` and `while` on array values inside `jit`.
+
+Run it as written, or through the static compiler:
+
+    astjax transform examples/model.py -o out && python out/model.py
+"""
+import numpy as np
+
+import astjax as jax
+import astjax.numpy as jnp
+
+
+@jax.jit
+def softclip(x, limit):
+    """tanh activations, scaled down when their sum exceeds `limit` (an `if` on an array)."""
+    y = jnp.tanh(x) * limit
+    if jnp.sum(y) > limit:
+        y = y / jnp.sum(y) * limit
+    return y
+
+
+@jax.jit
+def newton_sqrt(a):
+    """Elementwise square root of a positive `a` by Newton's method, iterated until the
+    residual is tiny (a `while` on an array)."""
+    x = jnp.where(a > 1.0, a, 1.0)
+    r = x * x - a
+    while jnp.sum(r * r) > 1e-20:
+        x = x - r / (2.0 * x)
+        r = x * x - a
+    return x
+
+
+def logistic(w, b, x):
+    """Probability of class 1 for each row of `x` under weights `w` and bias `b`."""
+    z = jnp.sum(x * w, axis=1) + b
+    return 1.0 / (1.0 + jnp.exp(-z))
+
+
+predict = jax.jit(logistic)
+
+
+if __name__ == "__main__":
+    calm, strong = np.array([0.5, -1.0, 2.0, 0.25]), np.array([0.5, 1.0, 2.0, 0.25])
+    print("softclip(calm)   =", softclip(calm, 2.0))
+    print("softclip(strong) =", softclip(strong, 2.0), "(scaled to sum to 2)")
+    print("newton_sqrt      =", newton_sqrt(np.array([0.25, 2.0, 9.0, 10.0])))
+    w = np.array([1.5, -0.5])
+    features = np.array([[1.0, 2.0], [0.0, 0.0], [-1.0, 3.0]])
+    print("predict          =", predict(w, 0.1, features))

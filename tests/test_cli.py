@@ -1,0 +1,359 @@
+"""`astjax transform`: static discovery, the generated module, and the command line.
+
+The command line runs in a subprocess as `python -m astjax` (the console script may not be on
+PATH in CI)."""
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from astjax.cli import main
+from astjax.frontend.discover import discover_source
+from astjax.transform_file import generate
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLE = os.path.join(REPO, "examples", "model.py")
+
+
+def found(source: str) -> list:
+    """(kinds, target, line, form, bound_to) of each transformation in `source`."""
+    return [(t.kinds, t.target, t.line, t.form, t.bound_to)
+            for t in discover_source(textwrap.dedent(source))]
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "astjax", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def load(path, name):
+    """Import the module at `path` under `name` (not registered in sys.modules)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---- discovery ------------------------------------------------------------------------------
+
+def test_decorator_forms():
+    assert found("""\
+        import astjax
+        from functools import partial
+
+        @astjax.jit
+        def a(x): return x
+
+        @astjax.jit(static_argnums=1)
+        def b(x, n): return x
+
+        @partial(astjax.jit, static_argnums=(1,))
+        def c(x, n): return x
+        """) == [(("jit",), "a", 4, "decorator", None),
+                 (("jit",), "b", 7, "decorator", None),
+                 (("jit",), "c", 10, "decorator", None)]
+
+
+def test_decorator_options_are_kept_as_written():
+    [t] = discover_source("import jax\n@jax.jit(static_argnums=(0, 2))\ndef f(n, x, m): pass\n")
+    assert t.describe() == "jit(static_argnums=(0, 2)) of f"
+
+
+def test_names_resolve_through_aliased_imports():
+    assert found("""\
+        import astjax as jax
+        from astjax import jit as compile
+        import functools
+
+        @jax.jit
+        def a(x): return x
+
+        @compile
+        def b(x): return x
+
+        @functools.partial(jax.vmap, in_axes=0)
+        def c(x): return x
+        """) == [(("jit",), "a", 5, "decorator", None),
+                 (("jit",), "b", 8, "decorator", None),
+                 (("vmap",), "c", 11, "decorator", None)]
+
+
+def test_jax_names_count_like_astjax():
+    assert found("""\
+        import jax
+        from jax import jit, grad
+
+        @jit
+        def a(x): return x
+
+        b = jax.value_and_grad(a)
+        c = grad(a)
+        """) == [(("jit",), "a", 4, "decorator", None),
+                 (("value_and_grad",), "a", 7, "assignment", "b"),
+                 (("grad",), "a", 8, "assignment", "c")]
+
+
+def test_a_local_function_called_jit_is_not_a_transformation():
+    assert found("""\
+        def jit(f): return f
+
+        @jit
+        def a(x): return x
+
+        @other.jit
+        def b(x): return x
+        """) == []
+
+
+def test_stacked_decorators_make_one_transformation_outermost_first():
+    [t] = discover_source("import jax\n@jax.jit\n@log\n@jax.grad\ndef f(x): return x\n")
+    assert (t.kinds, t.line, t.describe()) == (("jit", "grad"), 2, "jit of grad of f")
+
+
+def test_module_level_assignments():
+    assert found("""\
+        import astjax as jax
+        from functools import partial
+        def f(x, n): return x
+        g = jax.jit(f, static_argnums=(1,))
+        h = jax.jit(jax.grad(f))
+        k = jax.jit(static_argnums=1)(f)
+        p = partial(jax.jit, static_argnums=1)(f)
+        if True:
+            q = jax.vmap(f)
+        """) == [(("jit",), "f", 4, "assignment", "g"),
+                 (("jit", "grad"), "f", 5, "assignment", "h"),
+                 (("jit",), "f", 6, "assignment", "k"),
+                 (("jit",), "f", 7, "assignment", "p"),
+                 (("vmap",), "f", 9, "assignment", "q")]
+
+
+def test_assignments_outside_module_scope_and_calls_are_not_collected():
+    assert found("""\
+        import jax
+        def f(x): return x
+        y = jax.jit(f)(1.0)
+        def inner():
+            g = jax.jit(f)
+        class A:
+            g = jax.jit(f)
+        """) == []
+
+
+# ---- the generated module -------------------------------------------------------------------
+
+def test_generated_module_source():
+    before = textwrap.dedent("""\
+        \"\"\"A model.\"\"\"
+        import jax
+        import jax.numpy as jnp
+        import numpy as np
+
+
+        @jax.jit
+        def f(x):
+            return jnp.tanh(x)
+
+
+        def loss(w):
+            return jnp.sum(w * w)
+
+
+        g = jax.jit(loss)
+        """)
+    after = textwrap.dedent("""\
+        # Generated by `astjax transform` from m.py: edit that file, not this one.
+        # JAX imports refer to astjax. Transformations found (astjax compiles each one at
+        # its first call, when the arguments' shapes and dtypes are known):
+        #   m.py:7  jit of f
+        #   m.py:16  jit of loss  -> g
+
+        \"\"\"A model.\"\"\"
+        import astjax as jax
+        import astjax.numpy as jnp
+        import numpy as np
+
+
+        # astjax: jit of f (from m.py:7)
+        @jax.jit
+        def f(x):
+            return jnp.tanh(x)
+
+
+        # astjax: jit of loss (from m.py:16) -> g
+        def loss(w):
+            return jnp.sum(w * w)
+
+
+        g = jax.jit(loss)
+        """)
+    assert generate(before, "m.py").code == after
+
+
+@pytest.mark.parametrize("before, after", [
+    ("import jax\n", "import astjax as jax\n"),
+    ("import jax as j\n", "import astjax as j\n"),
+    ("import jax.numpy as jnp\n", "import astjax.numpy as jnp\n"),
+    ("import jax.numpy\n", "import astjax.numpy, astjax as jax\n"),
+    ("from jax import lax\n", "from astjax import lax\n"),
+    ("from jax import numpy as jnp, jit\n", "from astjax import numpy as jnp, jit\n"),
+    ("from jax.numpy import tanh\n", "from astjax.numpy import tanh\n"),
+    ("import jax.nn, os\n", "import astjax.nn, astjax as jax, os\n"),
+    ("import numpy as np\n", "import numpy as np\n"),
+    ("import jaxlib\n", "import jaxlib\n"),
+    ("from . import jax\n", "from . import jax\n"),
+])
+def test_import_rewrites(before, after):
+    code = generate(before, "m.py").code
+    assert code.split("\n\n", 1)[1] == after
+
+
+def test_submodules_used_as_attributes_of_jax_are_imported():
+    code = generate("import jax\ny = jax.lax.sin(1.0) + jax.numpy.sum(2.0)\n", "m.py").code
+    assert "import astjax as jax\nimport astjax.lax, astjax.numpy  # loaded for" in code
+
+
+def test_shebang_stays_first_and_the_docstring_stays_a_docstring():
+    code = generate('#!/usr/bin/env python\n"""Doc."""\nimport jax\n', "m.py").code
+    assert code.startswith("#!/usr/bin/env python\n# Generated by `astjax transform` from m.py")
+    namespace = {}
+    exec(compile(code, "m.py", "exec"), namespace)
+    assert namespace["__doc__"] == "Doc."
+
+
+def test_a_jax_module_without_counterpart_is_left_with_a_warning():
+    generated = generate("from jax.experimental import io_callback\n", "m.py")
+    assert "from jax.experimental import io_callback" in generated.code
+    assert generated.warnings[0].startswith("m.py:1:1: warning: jax.experimental")
+
+
+def test_generated_module_computes_what_the_input_computes(tmp_path):
+    assert main(["transform", EXAMPLE, "-o", str(tmp_path)]) == 0
+    original, generated = load(EXAMPLE, "model_input"), load(tmp_path / "model.py", "model_gen")
+    x = np.array([0.5, 1.0, 2.0, 0.25])
+    a = np.array([0.25, 2.0, 9.0, 10.0])
+    w, features = np.array([1.5, -0.5]), np.array([[1.0, 2.0], [0.0, 0.0], [-1.0, 3.0]])
+    assert_allclose(generated.softclip(x, 2.0), original.softclip(x, 2.0))
+    assert_allclose(generated.softclip(-x, 2.0), original.softclip(-x, 2.0))
+    assert_allclose(generated.newton_sqrt(a), original.newton_sqrt(a))
+    assert_allclose(generated.newton_sqrt(a), np.sqrt(a))
+    assert_allclose(generated.predict(w, 0.1, features), original.predict(w, 0.1, features))
+
+
+JAX_PROGRAM = """\
+import jax
+import jax.numpy as jnp
+from functools import partial
+
+
+@partial(jax.jit, static_argnums=(2,))
+def layer(w, x, scale):
+    return jnp.tanh(x * w) * scale
+
+
+def logistic(w, x):
+    return 1.0 / (1.0 + jnp.exp(-jnp.sum(x * w, axis=1)))
+
+
+predict = jax.jit(logistic)
+"""
+
+
+def test_a_jax_program_runs_on_astjax_with_the_same_results(tmp_path):
+    pytest.importorskip("jax")
+    source = tmp_path / "src" / "jaxprog.py"
+    source.parent.mkdir()
+    source.write_text(JAX_PROGRAM)
+    assert main(["transform", str(source), "-o", str(tmp_path / "out")]) == 0
+    generated = load(tmp_path / "out" / "jaxprog.py", "jaxprog_gen")
+    assert generated.jnp.__name__ == "astjax.numpy"
+    original = load(source, "jaxprog_input")  # runs on the real JAX
+    w, x = np.array([1.5, -0.5]), np.array([[1.0, 2.0], [0.0, 0.5], [-1.0, 3.0]])
+    assert_allclose(generated.layer(w, x, 3.0), original.layer(w, x, 3.0), rtol=1e-6)
+    assert_allclose(generated.predict(w, x), original.predict(w, x), rtol=1e-6)
+
+
+# ---- the command line -----------------------------------------------------------------------
+
+def test_the_cli_does_not_execute_its_input(tmp_path):
+    marker = tmp_path / "marker"
+    source = tmp_path / "src" / "evil.py"
+    source.parent.mkdir()
+    source.write_text(f"import astjax as jax\nimport module_that_does_not_exist\n"
+                      f"open({str(marker)!r}, 'w').write('x')\n\n"
+                      f"@jax.jit\ndef f(x):\n    return x\n")
+    result = run_cli("transform", str(source), "-o", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    assert (tmp_path / "out" / "evil.py").exists()
+    assert result.stdout == f"wrote 1 module(s) to {tmp_path / 'out'}\n"
+    assert result.stderr == ""
+
+
+def test_refuses_to_overwrite_an_input(tmp_path):
+    source = tmp_path / "model.py"
+    source.write_bytes(b"import jax\n\n@jax.jit\ndef f(x):\n    return x\n")
+    before = source.read_bytes()
+    result = run_cli("transform", str(source), "-o", str(tmp_path))
+    assert result.returncode == 2
+    assert "refusing to write" in result.stderr and "Traceback" not in result.stderr
+    assert source.read_bytes() == before
+    assert os.listdir(tmp_path) == ["model.py"]
+
+
+def test_two_inputs_with_one_name_are_refused(tmp_path, capsys):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "m.py").write_text("x = 1\n")
+    assert main(["transform", str(tmp_path / "a" / "m.py"), str(tmp_path / "b" / "m.py"),
+                 "-o", str(tmp_path / "out")]) == 2
+    assert "would both be written" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_writes_atomically_and_overwrites_its_own_output(tmp_path, capsys):
+    out, other = tmp_path / "out", tmp_path / "other.py"
+    other.write_text("import jax\n")
+    for _ in range(2):
+        assert main(["transform", EXAMPLE, str(other), "-o", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["model.py", "other.py"]  # no temporary files left
+    assert capsys.readouterr().out == f"wrote 2 module(s) to {out}\n" * 2
+
+
+def test_missing_file(tmp_path, capsys):
+    assert main(["transform", str(tmp_path / "nope.py"), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == \
+        f"astjax transform: error: {tmp_path / 'nope.py'}: no such file\n"
+
+
+def test_syntax_error_names_file_line_and_column(tmp_path):
+    (tmp_path / "good.py").write_text("x = 1\n")
+    (tmp_path / "bad.py").write_text("x = 1\ndef f(:\n    pass\n")
+    result = run_cli("transform", "good.py", "bad.py", "-o", "out", cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("bad.py:2:7: syntax error:")
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()  # nothing is written unless every input parses
+
+
+def test_help():
+    result = run_cli("--help")
+    assert result.returncode == 0 and "transform" in result.stdout
+
+
+@pytest.mark.parametrize("args, expected", [(["transform", "--help"], "-o DIR, --output DIR"),
+                                            (["--version"], "astjax 0.")])
+def test_subcommand_help_and_version(args, expected, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 0 and expected in capsys.readouterr().out
+
+
+def test_no_command_prints_usage(capsys):
+    assert main([]) == 2
+    assert "usage: astjax" in capsys.readouterr().err
