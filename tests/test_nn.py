@@ -1,0 +1,106 @@
+"""astjax.nn against jax.nn (the oracle), eagerly and compiled by hand; dtypes kept."""
+import warnings
+
+import hypothesis.extra.numpy as hnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import astjax.nn as nn
+from astjax.core import primitives
+from astjax.core.avals import AVal
+from astjax.core.bind import Builder, building
+from astjax.core.ir import Var
+
+jax = pytest.importorskip("jax")
+import jax.nn as jnn  # noqa: E402
+import jax.scipy.special as jsp  # noqa: E402
+
+
+def compiled(fn, *args):
+    """fn on abstract Vars shaped like args, its equations evaluated on args' values."""
+    params = [Var(AVal(np.shape(a), np.asarray(a).dtype)) for a in args]
+    builder = Builder()
+    with building(builder):
+        out = fn(*params)
+    env = {v.id: np.asarray(a) for v, a in zip(params, args)}
+    for eqn in builder.eqns:
+        ins = [env[a.id] if isinstance(a, Var) else a.value for a in eqn.ins]
+        env[eqn.outs[0].id] = np.asarray(primitives.get(eqn.prim).impl(*ins, **eqn.params))
+    return out, env[out.id]
+
+
+def check(ours, theirs, x, rtol=2e-6):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = np.asarray(ours(x)), np.asarray(theirs(x))
+        assert (got.shape, got.dtype) == (want.shape, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol)
+        out, value = compiled(ours, x)
+    assert (out.shape, out.dtype) == (got.shape, got.dtype)
+    np.testing.assert_array_equal(value, got)
+
+
+# a few fixed shapes: the JAX oracle compiles once per shape, which would dominate the run time
+inputs = st.sampled_from([(7,), (2, 5), (2, 3, 4)]).flatmap(
+    lambda shape: hnp.arrays(np.float32, shape, elements=st.floats(-8, 8, width=32)))
+
+ACTIVATIONS = ["relu", "relu6", "sigmoid", "softplus", "silu", "swish", "gelu", "elu",
+               "leaky_relu", "log_sigmoid", "selu", "celu", "hard_tanh", "hard_sigmoid",
+               "hard_silu", "soft_sign"]
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+@settings(max_examples=20, deadline=None)
+@given(x=inputs)
+def test_activations_match_jax(name, x):
+    check(getattr(nn, name), getattr(jnn, name), x)
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=inputs)
+def test_exact_gelu_matches_jax(x):
+    check(lambda a: nn.gelu(a, approximate=False), lambda a: jnn.gelu(a, approximate=False), x)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@settings(max_examples=30, deadline=None)
+@given(x=inputs, data=st.data())
+def test_softmax_family_matches_jax(name, x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    check(lambda a: getattr(nn, name)(a, axis=axis), lambda a: getattr(jnn, name)(a, axis=axis), x)
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=inputs, data=st.data(), keepdims=st.booleans())
+def test_logsumexp_matches_jax(x, data, keepdims):
+    axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
+    check(lambda a: nn.logsumexp(a, axis, keepdims=keepdims),
+          lambda a: jsp.logsumexp(a, axis, keepdims=keepdims), x)
+
+
+def test_logsumexp_is_stable():
+    big = np.array([1000.0, 1000.0, -np.inf], np.float32)
+    check(nn.logsumexp, jsp.logsumexp, big)
+    check(nn.logsumexp, jsp.logsumexp, np.full(3, -np.inf, np.float32))
+    check(nn.softplus, jnn.softplus, np.array([-100.0, 0.0, 100.0], np.float32))
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=inputs)
+def test_standardize_matches_jax(x):
+    check(nn.standardize, jnn.standardize, x, rtol=2e-3)
+
+
+def test_one_hot_is_float32_like_jax():
+    labels = np.array([[0, 2], [1, 5]])
+    check(lambda a: nn.one_hot(a, 3), lambda a: jnn.one_hot(a, 3), labels)
+    check(lambda a: nn.one_hot(a, 4, axis=0), lambda a: jnn.one_hot(a, 4, axis=0), labels)
+    check(lambda a: nn.one_hot(a, 3, dtype=np.int32), lambda a: jnn.one_hot(a, 3, dtype=np.int32),
+          labels)
+
+
+def test_float64_stays_float64():
+    x = np.linspace(-2, 2, 5)
+    for name in ("gelu", "softplus", "silu", "elu", "softmax"):
+        assert getattr(nn, name)(x).dtype == np.float64
