@@ -478,6 +478,323 @@ def _tan(x):
 
 
 # ==========================================================================================
+# More exponentials and logarithms
+# ==========================================================================================
+LN2_LO_EXACT_32, LN2_LO_EXACT_64 = -1.9046542121259336e-09, 2.3190468138462996e-17
+LOG2E_LO_32, LOG2E_LO_64 = 1.925963033500011e-08, 2.0355273740931033e-17
+LOG10E_LO_32, LOG10E_LO_64 = -1.0103049952192578e-08, 1.098319650216765e-17
+# log10(2) = hi + lo, hi with trailing zeros so k*hi is exact (fdlibm e_log10.c/e_log10f.c)
+LOG10_2_HI_32, LOG10_2_LO_32 = 3.0102920532e-01, 7.9034151668e-07
+LOG10_2_HI_64, LOG10_2_LO_64 = 3.01029995663611771306e-01, 3.69423907715893078616e-13
+LOG10E = 0.4342944819032518
+
+
+def _exp2(x):
+    """2**x: integer part straight into the exponent, 2**r = e**(r ln2) with r*ln2 in
+    double-word so the product's rounding does not show."""
+    lo, hi = (-151.0, 129.0) if x.is32 else (-1080.0, 1030.0)
+    xc = _clamp(x, lo, hi)
+    z = _rint(xc)
+    r = xc - z  # exact
+    rh, rl = two_prod(r, LN2)
+    rl = fma(r, _c(x, LN2_LO_EXACT_32, LN2_LO_EXACT_64), rl)
+    p = fma(rh * rh, poly(rh, EXP_P32 if x.is32 else EXP_P64), rh + rl) + 1.0
+    return select(isnan(x), x, _scale(p, z.to_int()))
+
+
+def _log_lp(x):
+    """x > 0 -> (k, hi, lo): log(x) = k*ln2 + hi + lo with hi + lo = log(1+f) to ~2**-(p+5)."""
+    k, f = _log_split(x)
+    t = _log1pf_parts(f)
+    hi, lo = fast_two_sum(f, -t)  # |t| <= |f|/2
+    return k, hi, lo
+
+
+def _log2(x):
+    """log2(x) = k + log1p(f)*log2(e): exact for powers of two."""
+    k, hi, lo = _log_lp(x)
+    y = fma(hi, LOG2E, fma(hi, _c(x, LOG2E_LO_32, LOG2E_LO_64), lo * LOG2E))
+    return _log_special(x, k + y)
+
+
+def _log10(x):
+    """log10(x) = k*log10(2) + log1p(f)*log10(e), both products in extra precision."""
+    k, hi, lo = _log_lp(x)
+    lg2hi = _c(x, LOG10_2_HI_32, LOG10_2_HI_64)
+    lg2lo = _c(x, LOG10_2_LO_32, LOG10_2_LO_64)
+    tail = fma(hi, _c(x, LOG10E_LO_32, LOG10E_LO_64), fma(lo, LOG10E, k * lg2lo))
+    y = fma(hi, LOG10E, tail)
+    return _log_special(x, fma(k, lg2hi, y))
+
+
+# ==========================================================================================
+# Hyperbolic, logistic, softplus, logaddexp
+# ==========================================================================================
+SINH_P32 = [0.1666666716337204, 0.008333341218531132, 0.00019837527361232787,
+            2.8102044780098367e-06]
+SINH_P64 = [0.16666666666666666, 0.008333333333333333, 0.00019841269841269703,
+            2.7557319224078367e-06, 2.5052108354218666e-08, 1.6059049726493794e-10,
+            7.646534901243189e-13, 2.8469706461239095e-15]
+
+
+def _half_exp(a):
+    """e**a / 2 for a >= 0, overflowing exactly where sinh/cosh do (scale in the exponent)."""
+    _, hi = _exp_limits(a)
+    return _exp_core(_clamp(a, 0.0, hi + 1.0), k=-1)
+
+
+def _sinh(x):
+    """|x| < 1: odd polynomial; else e/2 - 1/(4 (e/2)), e/2 = exp(|x|)/2 without overflow."""
+    a = _fabs(x)
+    z = x * x
+    small = fma(x * z, poly(z, SINH_P32 if x.is32 else SINH_P64), x)
+    u = _half_exp(a)
+    big = _copysign(u - 0.25 / u, x)
+    return select(isnan(x), x, select(a < 1.0, small, big))
+
+
+def _cosh(x):
+    u = _half_exp(_fabs(x))
+    return select(isnan(x), x, u + 0.25 / u)
+
+
+def _logistic(x):
+    """1/(1+e**-x) for x >= 0, e**x/(1+e**x) for x < 0: one exp, one division, no
+    cancellation on either side."""
+    lo, _ = _exp_limits(x)
+    e = _exp_core(_clamp(-_fabs(x), lo, 0.0))
+    num = select(x >= 0.0, x.f(1.0), e)
+    return select(isnan(x), x, num / (e + 1.0))
+
+
+def _softplus(x):
+    """log(1 + e**x) = max(x, 0) + log1p(e**-|x|)."""
+    lo, _ = _exp_limits(x)
+    e = _exp_core(_clamp(-_fabs(x), lo, 0.0))
+    res = select(x > 0.0, x, x.f(0.0)) + _log1p(e)
+    return select(isnan(x), x, res)
+
+
+def _logaddexp(a, b):
+    """log(e**a + e**b) = max + log1p(e**-|a-b|) (NumPy's formula; see ULP_BOUNDS)."""
+    m = select(a > b, a, b)
+    lo, _ = _exp_limits(a)
+    dh, dl = two_sum(select(a > b, b, a), -m)  # min - max = -|a-b|, exactly as a double-word
+    ok = dh > lo
+    dh = _clamp(dh, lo, 0.0)
+    e = _exp_core(dh)
+    e = select(ok, fma(e, dl, e), e)  # e**(dh+dl): the rounding of a-b would cost ulps
+    res = m + _log1p(e)
+    res = select(a.eq(b), a + LN2, res)  # also +-inf, +-inf
+    return select(isnan(a) | isnan(b), a + b, res)
+
+
+def _logaddexp2(a, b):
+    """log2(2**a + 2**b) = max + log1p(2**-|a-b|)/ln2."""
+    m = select(a > b, a, b)
+    dh, dl = two_sum(select(a > b, b, a), -m)  # -|a-b| as a double-word
+    lim = -200.0 if a.is32 else -1200.0
+    ok = dh > lim
+    e = _exp2(select(ok, dh, a.f(lim)))
+    e = select(ok, fma(e, dl * LN2, e), e)
+    l1 = _log1p(e)
+    res = m + fma(l1, LOG2E, l1 * _c(a, LOG2E_LO_32, LOG2E_LO_64))
+    res = select(a.eq(b), a + 1.0, res)
+    return select(isnan(a) | isnan(b), a + b, res)
+
+
+# ==========================================================================================
+# Inverse trigonometric
+# ==========================================================================================
+ATAN_P32 = [0.3333333432674408, -0.1999901533126831, 0.1424770951271057,
+            -0.10595417767763138, 0.06031198799610138]
+ATAN_P64 = [3.33333333333329318027e-01, -1.99999999998764832476e-01,  # fdlibm s_atan.c
+            1.42857142725034663711e-01, -1.11111104054623557880e-01,
+            9.09088713343650656196e-02, -7.69187620504482999495e-02,
+            6.66107313738753120669e-02, -5.83357013379057348645e-02,
+            4.97687799461593236017e-02, -3.65315727442169155270e-02,
+            1.62858201153657823623e-02]
+# atan(c) for c = 0.5, 1, 1.5, inf as hi + lo, per precision
+ATAN_HI_32 = [0.46364760398864746, 0.7853981852531433, 0.9827937483787537, 1.5707963705062866]
+ATAN_LO_32 = [5.01215868808913e-09, -2.1855694143368964e-08, -2.5131424052915463e-08,
+              -4.371138828673793e-08]
+ATAN_HI_64 = [0.4636476090008061, 0.7853981633974483, 0.982793723247329, 1.5707963267948966]
+ATAN_LO_64 = [2.2698777452961687e-17, 3.061616997868383e-17, 1.3903311031230998e-17,
+              6.123233995736766e-17]
+PI_HI_32, PI_LO_32 = 3.1415927410125732, -8.742277657347586e-08
+PI_HI_64, PI_LO_64 = 3.141592653589793, 1.2246467991473532e-16
+
+
+def _pick(conds, vals, x):
+    """select over a ladder: vals[i] where conds[i] first holds, else vals[-1]."""
+    out = x.f(vals[-1]) if not isinstance(vals[-1], V) else vals[-1]
+    for c, v in reversed(list(zip(conds, vals[:-1]))):
+        out = select(c, x.f(v) if not isinstance(v, V) else v, out)
+    return out
+
+
+def _atan_pos(t):
+    """atan(t) for t >= 0 (inf ok), fdlibm's five intervals as selects: the reduced
+    argument is (A t + B)/(C t + D) and the result atan(c) + atan(w)."""
+    c = [t < 7 / 16, t < 11 / 16, t < 19 / 16, t < 39 / 16]
+    A = _pick(c, [1.0, 2.0, 1.0, 1.0, 0.0], t)
+    B = _pick(c, [0.0, -1.0, -1.0, -1.5, -1.0], t)
+    C = _pick(c, [0.0, 1.0, 1.0, 1.5, 1.0], t)
+    D = _pick(c, [1.0, 2.0, 1.0, 1.0, 0.0], t)
+    tt = select(t < INF, t, t.f(1.0))  # keep inf out of fma: w = -1/inf = -0 anyway
+    w = fma(tt, A, B) / fma(tt, C, D)
+    w = select(t < INF, w, t.f(-0.0))
+    hi = _pick(c, [0.0] + (ATAN_HI_32 if t.is32 else ATAN_HI_64), t)
+    lo = _pick(c, [0.0] + (ATAN_LO_32 if t.is32 else ATAN_LO_64), t)
+    z = w * w
+    ws = w * (z * poly(z, ATAN_P32 if t.is32 else ATAN_P64))
+    return hi - ((ws - lo) - w)
+
+
+def _arctan(x):
+    return select(isnan(x), x, _copysign(_atan_pos(_fabs(x)), x))
+
+
+def _arctan2(y, x):
+    """C99 atan2: atan(|y/x|) folded into the right quadrant; zeros and infinities by
+    choosing the ratio (0/0 -> 0, inf/inf -> 1) before the kernel."""
+    ay, ax = _fabs(y), _fabs(x)
+    t = ay / ax
+    t = select(ay.eq(0.0), y.f(0.0), t)  # 0/0, 0/x
+    t = select(ay.eq(INF) & ax.eq(INF), y.f(1.0), t)
+    z = _atan_pos(t)
+    pih, pil = (PI_HI_32, PI_LO_32) if y.is32 else (PI_HI_64, PI_LO_64)
+    z = select(signbit(x), pih - (z - pil), z)
+    return select(isnan(x) | isnan(y), x + y, _copysign(z, y))
+
+
+ASIN_P32 = [0.1666666716337204, 0.07500193268060684, 0.044567354023456573,
+            0.03143800050020218, 0.015697261318564415, 0.03589877858757973]
+ASIN_P64 = [0.16666666666666666, 0.07500000000109468, 0.04464285698258502,
+            0.03038195369501397, 0.02237187271239998, 0.01735815625231326,
+            0.013899128294272187, 0.012085440650666837, 0.00686365499938079,
+            0.018670934404183007, -0.014961089071539225, 0.031095141410582377]
+
+
+def _asin_parts(x):
+    """-> (small, s, c, p): |x| <= 1/2: p = asin(|x|); else s = sqrt((1-|x|)/2) (+ c, its
+    rounding error via fma) and p = asin(s), so asin(|x|) = pi/2 - 2p."""
+    a = _fabs(x)
+    small = a <= 0.5
+    z = select(small, a * a, (1.0 - a) * 0.5)  # 1-|a| exact for |a| >= 1/2
+    zc = select(z > 0.0, z, z.f(0.0))  # |x| > 1: keep sqrt quiet (result set to nan later)
+    s = select(small, a, _vsqrt(zc))
+    c = select(small | zc.eq(0.0), a.f(0.0), fma(-s, s, zc) / (s + s))  # sqrt(z) = s + c
+    P = z * poly(z, ASIN_P32 if x.is32 else ASIN_P64)
+    p = fma(s, P, c) + s  # asin(s + c) ~ s + c + s*P
+    return small, s, c, p, P
+
+
+def _arcsin(x):
+    small, s, c, p, P = _asin_parts(x)
+    pio2h = _c(x, PIO2_HI, PIO2_HI)
+    pio2l = _c(x, -4.371138828673793e-08, PIO2_LO)
+    big = (pio2h - 2.0 * s) - (2.0 * fma(s, P, c) - pio2l)
+    res = _copysign(select(small, p, big), x)
+    res = select(_fabs(x) > 1.0, x.f(NAN), res)
+    return select(isnan(x), x, res)
+
+
+def _arccos(x):
+    """|x| <= 1/2: pi/2 - asin(x); x > 1/2: 2 asin(sqrt((1-x)/2)); x < -1/2: pi - that."""
+    small, s, c, p, P = _asin_parts(x)
+    pio2h = _c(x, PIO2_HI, PIO2_HI)
+    pio2l = _c(x, -4.371138828673793e-08, PIO2_LO)
+    pih, pil = (PI_HI_32, PI_LO_32) if x.is32 else (PI_HI_64, PI_LO_64)
+    ps = _copysign(p, x)
+    mid = pio2h - (ps - pio2l)
+    pos = 2.0 * p
+    neg = pih - (2.0 * p - pil)
+    res = select(small, mid, select(x > 0.0, pos, neg))
+    res = select(_fabs(x) > 1.0, x.f(NAN), res)
+    return select(isnan(x), x, res)
+
+
+def _arcsinh(x):
+    """asinh(|x|) = log1p(v), v from fdlibm's three forms (small, medium, huge) chosen by
+    select so only one log1p is evaluated; huge adds ln2 to log(|x|)."""
+    a = _fabs(x)
+    huge = a > _c(x, 2.0**12, 2.0**28)
+    a2 = a * a
+    v_small = a + a2 / (1.0 + _vsqrt(1.0 + a2))
+    v_mid = (2.0 * a + 1.0 / (_vsqrt(a2 + 1.0) + a)) - 1.0
+    v = select(a <= 2.0, v_small, select(huge, a - 1.0, v_mid))
+    r = _log1p(v) + select(huge, x.f(LN2), x.f(0.0))
+    return select(isnan(x), x, _copysign(r, x))
+
+
+def _arccosh(x):
+    """acosh(x) = log1p(v): x < 2: t + sqrt(2t + t*t), t = x-1; else 2x - 1/(x + sqrt(x*x-1))
+    - 1; huge: log(x) + ln2."""
+    huge = x > _c(x, 2.0**12, 2.0**28)
+    t = x - 1.0
+    xc = select(x >= 1.0, x, x.f(1.0))
+    tc = select(t >= 0.0, t, x.f(0.0))
+    v_small = tc + _vsqrt(2.0 * tc + tc * tc)
+    v_mid = (2.0 * xc - 1.0 / (xc + _vsqrt(xc * xc - 1.0))) - 1.0
+    v = select(x < 2.0, v_small, select(huge, t, v_mid))
+    r = _log1p(v) + select(huge, x.f(LN2), x.f(0.0))
+    r = select(x < 1.0, x.f(NAN), r)
+    return select(isnan(x), x, r)
+
+
+def _arctanh(x):
+    """atanh(|x|) = log1p(2a/(1-a))/2, with fdlibm's 2a + 2a*a/(1-a) below 1/2."""
+    a = _fabs(x)
+    d = 1.0 - a  # exact for a >= 1/2
+    v = select(a < 0.5, 2.0 * a + 2.0 * a * a / d, 2.0 * a / d)
+    r = _copysign(0.5 * _log1p(v), x)
+    r = select(a.eq(1.0), _copysign(x.f(INF), x), r)
+    r = select(a > 1.0, x.f(NAN), r)
+    return select(isnan(x), x, r)
+
+
+# ==========================================================================================
+# cbrt, hypot
+# ==========================================================================================
+def _cbrt(x):
+    """Bit-trick guess (exponent/3 via a float division of the bit pattern), then Newton
+    t <- t - (t - a/t^2)/3 and a final fdlibm-style correction with exact t*t."""
+    mb, bias, _ = fmt(x)
+    a = _fabs(x)
+    tiny = a < _c(x, 1.1754943508222875e-38, 2.2250738585072014e-308)
+    sc = _c(x, 2.0**24, 2.0**54)
+    a_s = select(tiny, a * sc, a)
+    # bits/3 + (bias - bias/3 - 0.0330...)*2**mb
+    B = int((bias - bias / 3.0 - 0.03306235651) * 2**mb)
+    t = ((a_s.bits().to_float() * (1.0 / 3.0)).to_int() + B).as_float()
+    for _ in range(3 if x.is32 else 4):
+        t = t - (t - a_s / (t * t)) * (1.0 / 3.0)
+    # final step: r = (a/t^2 - t)/(2t + a/t^2), t += t*r  (error ~ 0.5 + 0.5/3 ulp)
+    ss = t * t
+    r = a_s / ss
+    corr = fma(-t, ss, a_s) / ss  # a/t^2 - t with the rounding of t*t accounted for
+    t = t + t * (corr / (t + t + r))
+    t = select(tiny, t * _c(x, 2.0**-8, 2.0**-18), t)
+    res = _copysign(t, x)
+    return select(isnan(x) | isinf(x) | x.eq(0.0), x, res)
+
+
+def _hypot(x, y):
+    """sqrt(x*x + y*y) scaled by a power of two so the squares neither overflow nor
+    underflow; one fma.  C99: inf if either is inf (even with nan)."""
+    mb, bias, emask = fmt(x)
+    ax, ay = _fabs(x), _fabs(y)
+    m = select(ax > ay, ax, ay)
+    e = ((m.bits() >> mb) & emask) - bias
+    e = select(e > bias - 1, e.i(bias - 1), select(e < 2 - bias, e.i(2 - bias), e))
+    xs, ys = ax * pow2i(-e), ay * pow2i(-e)
+    h = _vsqrt(fma(xs, xs, ys * ys)) * pow2i(e)
+    res = select(isnan(x) | isnan(y), x + y, h)
+    return select(isinf(x) | isinf(y), x.f(INF), res)
+
+
+# ==========================================================================================
 # Thin wrappers
 # ==========================================================================================
 def _sqrt(x):
@@ -492,15 +809,13 @@ def _abs(x):
 
 def _minimum(x, y):
     """NumPy minimum: nan if either is nan."""
-    res = select(x < y, x, y)
-    res = select(x.eq(y), select(signbit(x), x, y), res)  # minimum(-0, +0) = -0
+    res = select(x < y, x, y)  # equal (incl. -0 vs +0): y, as NumPy does
     return select(isnan(x), x, select(isnan(y), y, res))
 
 
 def _maximum(x, y):
     """NumPy maximum: nan if either is nan."""
     res = select(x > y, x, y)
-    res = select(x.eq(y), select(signbit(x), y, x), res)
     return select(isnan(x), x, select(isnan(y), y, res))
 
 
@@ -525,6 +840,25 @@ log1p = _register("log1p", _log1p, 1)
 sin = _register("sin", _sin, 1)
 cos = _register("cos", _cos, 1)
 tan = _register("tan", _tan, 1)
+exp2 = _register("exp2", _exp2, 1)
+log2 = _register("log2", _log2, 1)
+log10 = _register("log10", _log10, 1)
+sinh = _register("sinh", _sinh, 1)
+cosh = _register("cosh", _cosh, 1)
+logistic = _register("logistic", _logistic, 1)
+expit = sigmoid = logistic
+softplus = _register("softplus", _softplus, 1)
+logaddexp = _register("logaddexp", _logaddexp, 2)
+logaddexp2 = _register("logaddexp2", _logaddexp2, 2)
+arctan = _register("arctan", _arctan, 1)
+arctan2 = _register("arctan2", _arctan2, 2)
+arcsin = _register("arcsin", _arcsin, 1)
+arccos = _register("arccos", _arccos, 1)
+arcsinh = _register("arcsinh", _arcsinh, 1)
+arccosh = _register("arccosh", _arccosh, 1)
+arctanh = _register("arctanh", _arctanh, 1)
+cbrt = _register("cbrt", _cbrt, 1)
+hypot = _register("hypot", _hypot, 2)
 sqrt = _register("sqrt", _sqrt, 1)
 abs = _register("abs", _abs, 1)
 absolute = abs
