@@ -42,9 +42,13 @@ class JitFunction:
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
         self.last = None
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
+        from .core.bind import current_builder
+        if current_builder() is not None:  # jit inside a function being compiled: inline it
+            from .frontend.interpreter import as_interpretable
+            return as_interpretable(self.fun)(*args, **kwargs)
         entry, leaves = self.lookup(args, kwargs)
         return entry.run(leaves)
 

@@ -22,6 +22,7 @@ class Builder:
     def __init__(self):
         self.eqns = []
         self.loc = None  # the user's SourceLoc that equations emitted now compute
+        self.note = ""   # e.g. "grad of": how equations emitted now relate to that line
 
     def emit(self, name: str, operands, params: dict):
         prim = primitives.get(name)
@@ -29,7 +30,9 @@ class Builder:
         out = prim.abstract(*[a.aval for a in atoms], **params)
         out_avals = list(out) if prim.multiple_results else [out]
         outs = [Var(a) for a in out_avals]
-        self.eqns.append(Eqn(outs, name, atoms, params, self.loc))
+        for v in outs:
+            v.origin = name
+        self.eqns.append(Eqn(outs, name, atoms, params, self.loc, self.note))
         return outs if prim.multiple_results else outs[0]
 
 

@@ -26,6 +26,6 @@ def close(name: str, params: list, eqns: list, outs: list, captured: list, loc=N
     """A Func taking `params` then one fresh parameter per `captured` outer Var."""
     fresh = {v.id: Var(v.aval, v.hint) for v in captured}
     swap = lambda a: fresh.get(a.id, a) if isinstance(a, Var) else a  # noqa: E731
-    body = [Eqn(e.outs, e.prim, [swap(a) for a in e.ins], e.params, e.loc) for e in eqns]
+    body = [Eqn(e.outs, e.prim, [swap(a) for a in e.ins], e.params, e.loc, e.note) for e in eqns]
     return Func(name, list(params) + [fresh[v.id] for v in captured], body,
                 [swap(o) for o in outs], loc)

@@ -22,12 +22,13 @@ class Var:
     Arithmetic, indexing and array methods dispatch through `Var.ops`, which `astjax.numpy`
     fills in, so library code runs unchanged on Vars and on NumPy arrays.
     """
-    __slots__ = ("aval", "hint", "id")
+    __slots__ = ("aval", "hint", "id", "origin")
     ops: dict = {}
     __array_ufunc__ = None  # make NumPy defer `ndarray + Var` to Var.__radd__
 
     def __init__(self, aval: AVal, hint: str = ""):
         self.aval, self.hint, self.id = aval, hint, next(_ids)
+        self.origin = ""  # the primitive that computed it, a fallback for names
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
@@ -102,6 +103,7 @@ class Eqn:
     ins: list
     params: dict
     loc: Optional[Any] = None  # errors.SourceLoc of the user's line this computes
+    note: str = ""             # how it relates to that line: "" or e.g. "grad of"
 
 
 @dataclass

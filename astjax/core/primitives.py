@@ -1,7 +1,7 @@
 """The one table of primitives.
 
 Each row holds everything the system knows about one primitive: its NumPy implementation, its
-shape/dtype rule, and (registered by the modules that own them) its JVP, transpose and batching
+shape/dtype rule, and (registered by the modules that own them) its JVP, VJP and batching
 rules and its Numba and XLA lowerings. What a transformation or a backend does not support is
 read off this table (`missing`), never listed by hand.
 """
@@ -20,7 +20,7 @@ class Primitive:
     multiple_results: bool = False
     kind: str = "other"       # "elementwise", "reduction", "structural", "control", ...
     jvp: Optional[Callable] = None
-    transpose: Optional[Callable] = None
+    vjp: Optional[Callable] = None
     batch: Optional[Callable] = None
     numba: Optional[Any] = None
     xla: Optional[Any] = None

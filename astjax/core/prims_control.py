@@ -59,10 +59,14 @@ define("while_loop", while_impl, lambda *avals, cond, body: list(avals),
 
 
 # ---------------------------------------------------------------- scan
-def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False):
+def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False, num_tape=0):
+    """num_tape: how many of the last ys are a tape of the carries (for the reverse sweep).
+    length -1: the length of xs, known only when the scan runs (the reverse of a while)."""
     consts = operands[:num_consts]
     carry = operands[num_consts:num_consts + num_carry]
     xs = operands[num_consts + num_carry:]
+    if length < 0:
+        length = len(xs[0])
     steps = range(length - 1, -1, -1) if reverse else range(length)
     ys = None
     for t in steps:
@@ -77,7 +81,7 @@ def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False):
     return _unwrap(tuple(carry) + tuple(ys))
 
 
-def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse=False):
+def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse=False, num_tape=0):
     outs = body.out_avals
     ys = [AVal((length,) + a.shape, a.dtype) for a in outs[num_carry:]]
     return list(avals[num_consts:num_consts + num_carry]) + ys

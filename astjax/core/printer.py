@@ -51,6 +51,8 @@ class ModulePrinter:
         self.consts: dict = {}
 
     def literal(self, value) -> str:
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return self.literal(value[()])
         if isinstance(value, np.ndarray):
             name = f"_c{len(self.consts)}"
             self.consts[name] = value
@@ -129,7 +131,7 @@ def _switch_call(eqn, args, fn_names, printer) -> str:
 
 def _while_call(eqn, args, fn_names, printer) -> str:
     fns = [fn_names[id(eqn.params["cond"])], fn_names[id(eqn.params["body"])]]
-    return f"lax.while_loop({', '.join(fns + args)})"
+    return f"lax.{eqn.prim}({', '.join(fns + args)})"
 
 
 def _scan_call(eqn, args, fn_names, printer) -> str:
@@ -138,15 +140,18 @@ def _scan_call(eqn, args, fn_names, printer) -> str:
 
 
 _CALL_FORMS = {"cond": _cond_call, "switch": _switch_call, "while_loop": _while_call,
+               "while_loop_taped": _while_call,
                "scan": _scan_call}
 
 
 def _comment(eqn: Eqn, last_line) -> tuple:
     loc = eqn.loc
-    if loc is None or (loc.file, loc.line) == last_line:
+    if loc is None or (loc.file, loc.line, eqn.note) == last_line:
         return "", last_line
     text = loc.text().strip()
-    return f"  # {os.path.basename(loc.file)}:{loc.line}  {text}", (loc.file, loc.line)
+    note = f"{eqn.note} " if eqn.note else ""
+    return (f"  # {note}{os.path.basename(loc.file)}:{loc.line}  {text}",
+            (loc.file, loc.line, eqn.note))
 
 
 def _scalar(value) -> str:

@@ -24,4 +24,4 @@ def _simplify_nested(eqn: Eqn) -> Eqn:
         elif isinstance(value, tuple) and any(isinstance(v, Func) for v in value):
             value = tuple(eliminate_dead_code(v) if isinstance(v, Func) else v for v in value)
         params[key] = value
-    return Eqn(eqn.outs, eqn.prim, eqn.ins, params, eqn.loc)
+    return Eqn(eqn.outs, eqn.prim, eqn.ins, params, eqn.loc, eqn.note)

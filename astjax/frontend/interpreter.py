@@ -63,9 +63,31 @@ class Context:
         self.call_stack: list = []
 
 
+_ACTIVE: list = []
+
+
+def active_interpreter():
+    """The interpreter of the specialisation under way, or a fresh one."""
+    return _ACTIVE[-1] if _ACTIVE else Interpreter()
+
+
+def as_interpretable(fn):
+    """A callable safe to call on abstract values: user functions are interpreted, not run."""
+    if resolve.is_user_function(fn):
+        return active_interpreter().user_function(fn)
+    return fn
+
+
 class Interpreter(ExpressionsMixin, ControlFlowMixin):
     def __init__(self, context: Context = None):
         self.context = context or Context()
+
+    def __enter__(self):
+        _ACTIVE.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ACTIVE.pop()
 
     # ------------------------------------------------------------ functions
     def user_function(self, fn) -> UserFunction:

@@ -15,7 +15,13 @@ from ..core.ir import Func, Lit, Var, as_atom
 from ..core.simplify import eliminate_dead_code
 from ..errors import AstjaxError, StaticArgumentError
 from ..tree_util import leaf_paths, tree_flatten, tree_unflatten
-from .interpreter import Context, Interpreter
+from .interpreter import Context, Interpreter, as_interpretable
+from .values import UserFunction
+
+
+def function_name(fn) -> str:
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    return "lambda_" if name == "<lambda>" else "".join(c if c.isalnum() else "_" for c in name)
 
 
 @dataclass
@@ -72,11 +78,10 @@ def specialize(fn, bound, static) -> Specialized:
     abstract = tree_unflatten(tree, params)
     for name, value in zip([k for k in bound.arguments if k not in static], abstract):
         bound.arguments[name] = value
-    interp = Interpreter(Context())
     builder = Builder()
-    user_fn = interp.user_function(fn)
-    with building(builder):
-        result = interp.call_user(user_fn, bound.args, bound.kwargs)
+    with Interpreter(Context()) as interp, building(builder):
+        callee = as_interpretable(fn)
+        result = callee(*bound.args, **bound.kwargs)
     out_leaves, out_tree = tree_flatten(result)
     outs, out_static = [], {}
     for i, leaf in enumerate(out_leaves):
@@ -85,8 +90,9 @@ def specialize(fn, bound, static) -> Specialized:
         else:
             out_static[i] = leaf
     implicit = list(interp.context.implicit.values())
-    func = Func(fn.__name__ if fn.__name__ != "<lambda>" else "lambda_",
-                params + [v for _, _, v in implicit], builder.eqns, outs, user_fn.source.loc())
+    loc = callee.source.loc() if isinstance(callee, UserFunction) else \
+        next((e.loc for e in builder.eqns if e.loc is not None), None)
+    func = Func(function_name(fn), params + [v for _, _, v in implicit], builder.eqns, outs, loc)
     return Specialized(eliminate_dead_code(func), out_tree, out_static,
                        list(interp.context.dependencies.values()),
                        [(ns, name) for ns, name, _ in implicit])

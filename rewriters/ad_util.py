@@ -1,0 +1,43 @@
+"""Small helpers shared by the derivative rules."""
+import numpy as np
+
+from astjax.core.bind import bind
+from astjax.core.ir import Lit, Var
+
+
+def aval(x):
+    return x.aval if isinstance(x, (Var, Lit)) else None
+
+
+def differentiable(atom) -> bool:
+    """Only float (and complex) Vars carry derivatives; literals and integers do not."""
+    return isinstance(atom, Var) and atom.aval.dtype.kind in "fc"
+
+
+def zeros_like(atom):
+    a = aval(atom)
+    return bind("full", 0, shape=a.shape, dtype=a.dtype.name)
+
+
+def value(atom):
+    return atom.value if isinstance(atom, Lit) else atom
+
+
+def unbroadcast(ct, target):
+    """Sum `ct` down to the shape of `target` (undoing NumPy broadcasting) and match its dtype."""
+    shape, dtype = aval(target).shape, aval(target).dtype
+    ct_shape = ct.aval.shape
+    lead = len(ct_shape) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and ct_shape[lead + i] != 1)
+    if axes:
+        ct = bind("reduce_sum", ct, axes=axes)
+    if ct.aval.shape != tuple(shape):
+        ct = bind("reshape", ct, new_sizes=tuple(shape))
+    if ct.aval.dtype != dtype:
+        ct = bind("convert", ct, dtype=np.dtype(dtype).name)
+    return ct
+
+
+def broadcast_to(x, shape, dims):
+    return bind("broadcast_in_dim", x, shape=tuple(shape), broadcast_dimensions=tuple(dims))

@@ -1,0 +1,200 @@
+"""Reverse-mode rules for reductions, shape changes, indexing and contractions."""
+import numpy as np
+
+from astjax.core.bind import bind
+from astjax.errors import TransformError
+
+from .ad_util import aval, broadcast_to, unbroadcast, zeros_like
+from .vjp_rules import rule
+
+
+def _kept(ndim, axes):
+    return [i for i in range(ndim) if i not in axes]
+
+
+# ---------------------------------------------------------------- reductions
+@rule("reduce_sum")
+def _reduce_sum(ct, x, out, axes):
+    shape = aval(x).shape
+    return [broadcast_to(ct, shape, _kept(len(shape), axes))]
+
+
+def _extremum(ct, x, out, axes):
+    """The cotangent goes to the places that attain the extremum, split evenly among ties."""
+    shape = aval(x).shape
+    dims = _kept(len(shape), axes)
+    hit = bind("convert", bind("eq", x, broadcast_to(out, shape, dims)), dtype=aval(x).dtype.name)
+    count = bind("reduce_sum", hit, axes=axes)
+    share = bind("div", ct, count)
+    return [bind("mul", hit, broadcast_to(share, shape, dims))]
+
+
+rule("reduce_max")(_extremum)
+rule("reduce_min")(_extremum)
+
+
+@rule("reduce_prod")
+def _reduce_prod(ct, x, out, axes):
+    shape = aval(x).shape
+    dims = _kept(len(shape), axes)
+    return [bind("div", bind("mul", broadcast_to(ct, shape, dims), broadcast_to(out, shape, dims)), x)]
+
+
+@rule("cumsum")
+def _cumsum(ct, x, out, axis, reverse=False):
+    return [bind("cumsum", ct, axis=axis, reverse=not reverse)]
+
+
+for _name in ("argmax", "argmin", "reduce_and", "reduce_or"):
+    rule(_name)(lambda ct, x, out, **params: [None])
+
+
+# ---------------------------------------------------------------- shape
+@rule("broadcast_in_dim")
+def _broadcast_in_dim(ct, x, out, shape, broadcast_dimensions):
+    return [_sum_to(ct, aval(x).shape, broadcast_dimensions)]
+
+
+def _sum_to(ct, shape, dims):
+    """Sum a broadcast result back to `shape`, whose axes sit at `dims` of the result."""
+    out_shape = aval(ct).shape
+    summed = [i for i in range(len(out_shape)) if i not in dims]
+    summed += [d for s, d in zip(shape, dims) if s == 1 and out_shape[d] != 1]
+    if summed:
+        ct = bind("reduce_sum", ct, axes=tuple(sorted(summed)))
+    return bind("reshape", ct, new_sizes=tuple(shape)) if aval(ct).shape != tuple(shape) else ct
+
+
+rule("reshape")(lambda ct, x, out, new_sizes: [bind("reshape", ct, new_sizes=aval(x).shape)])
+rule("transpose")(lambda ct, x, out, permutation: [
+    bind("transpose", ct, permutation=tuple(int(i) for i in np.argsort(permutation)))])
+rule("rev")(lambda ct, x, out, dimensions: [bind("rev", ct, dimensions=dimensions)])
+
+
+@rule("slice")
+def _slice(ct, x, out, start_indices, limit_indices, strides=None):
+    strides = strides or (1,) * len(start_indices)
+    config = []
+    for size, start, n, step in zip(aval(x).shape, start_indices, aval(out).shape, strides):
+        end = start + (n - 1) * step + 1 if n else start
+        config.append((start, size - end, step - 1) if n else (start, size - start, 0))
+    return [bind("pad", ct, 0.0, config=tuple(config))]
+
+
+@rule("pad")
+def _pad(ct, x, padding_value, out, config):
+    starts = tuple(lo for lo, _, _ in config)
+    limits = tuple(lo + (n - 1) * (interior + 1) + 1 if n else lo
+                   for (lo, _, interior), n in zip(config, aval(x).shape))
+    steps = tuple(interior + 1 for _, _, interior in config)
+    x_bar = bind("slice", ct, start_indices=starts, limit_indices=limits, strides=steps)
+    total = bind("reduce_sum", ct, axes=tuple(range(len(aval(ct).shape))))
+    inner = bind("reduce_sum", x_bar, axes=tuple(range(len(aval(x_bar).shape))))
+    return [x_bar, unbroadcast(bind("sub", total, inner), padding_value)
+            if hasattr(padding_value, "aval") else None]
+
+
+@rule("concatenate")
+def _concatenate(ct, *xs, out, dimension):
+    bars, start = [], 0
+    shape = aval(ct).shape
+    for x in xs:
+        n = aval(x).shape[dimension]
+        starts = tuple(start if i == dimension else 0 for i in range(len(shape)))
+        limits = tuple(start + n if i == dimension else d for i, d in enumerate(shape))
+        bars.append(bind("slice", ct, start_indices=starts, limit_indices=limits))
+        start += n
+    return bars
+
+
+@rule("full")
+def _full(ct, value, out, shape, dtype):
+    return [unbroadcast(bind("reduce_sum", ct, axes=tuple(range(len(shape)))), value)
+            if hasattr(value, "aval") else None]
+
+
+# ---------------------------------------------------------------- indexing
+def _normalised(index, size):
+    """The index take() actually used: negative from the end, clamped into range."""
+    index = bind("select", bind("lt", index, 0), bind("add", index, size), index)
+    return bind("clamp", 0, index, max(size - 1, 0))
+
+
+@rule("take")
+def _take(ct, x, index, out, axis):
+    index = _normalised(index, aval(x).shape[axis])
+    return [bind("scatter", zeros_like(x), index, ct, axis=axis, mode="add"), None]
+
+
+@rule("take_along_axis")
+def _take_along(ct, x, index, out, axis):
+    return [bind("take_along_axis_transpose", ct, index, shape=aval(x).shape, axis=axis), None]
+
+
+@rule("scatter")
+def _scatter(ct, x, index, updates, out, axis, mode):
+    if mode not in ("set", "add"):
+        raise TransformError(f"no reverse-mode rule for .at[...].{mode}() updates yet")
+    x_bar = ct if mode == "add" else bind("scatter", ct, index, 0.0, axis=axis, mode="set")
+    u_bar = bind("take", ct, index, axis=axis)
+    return [x_bar, None, unbroadcast(u_bar, updates) if hasattr(updates, "aval") else None]
+
+
+@rule("dynamic_slice")
+def _dynamic_slice(ct, x, *starts, out, slice_sizes):
+    return [bind("dynamic_update_slice", zeros_like(x), ct, *starts)] + [None] * len(starts)
+
+
+@rule("dynamic_update_slice")
+def _dynamic_update_slice(ct, x, update, *starts, out):
+    x_bar = bind("dynamic_update_slice", ct, zeros_like(update), *starts)
+    u_bar = bind("dynamic_slice", ct, *starts, slice_sizes=aval(update).shape)
+    return [x_bar, u_bar] + [None] * len(starts)
+
+
+# ---------------------------------------------------------------- contractions
+@rule("dot_general")
+def _dot_general(ct, a, b, out, dimension_numbers):
+    lhs, rhs, result = _subscripts(aval(a).ndim, aval(b).ndim, dimension_numbers)
+    return [_einsum_bar(ct, result, [(rhs, b)], lhs, a), _einsum_bar(ct, result, [(lhs, a)], rhs, b)]
+
+
+def _subscripts(na, nb, dimension_numbers):
+    (lc, rc), (lb, rb) = dimension_numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    sa = [next(letters) for _ in range(na)]
+    sb = [next(letters) for _ in range(nb)]
+    for i, j in zip(list(lc) + list(lb), list(rc) + list(rb)):
+        sb[j] = sa[i]
+    out = ([sa[i] for i in lb] + [s for i, s in enumerate(sa) if i not in tuple(lc) + tuple(lb)]
+           + [s for j, s in enumerate(sb) if j not in tuple(rc) + tuple(rb)])
+    return "".join(sa), "".join(sb), "".join(out)
+
+
+def _einsum_bar(ct, result, others, target, x):
+    """Cotangent of operand `x` (subscripts `target`) of an einsum with output `result`."""
+    present = set(result).union(*[set(s) for s, _ in others])
+    kept = "".join(dict.fromkeys(c for c in target if c in present))
+    spec = ",".join([result] + [s for s, _ in others]) + "->" + kept
+    bar = bind("einsum", ct, *[v for _, v in others], subscripts=spec)
+    if kept != target:  # letters only `x` has were summed away: broadcast them back
+        bar = broadcast_to(bar, aval(x).shape, [target.index(c) for c in kept])
+    return unbroadcast(bar, x)
+
+
+@rule("einsum")
+def _einsum(ct, *xs, out, subscripts):
+    inputs, result = subscripts.replace(" ", "").split("->")
+    specs = inputs.split(",")
+    if any(len(set(s)) != len(s) or "." in s for s in specs):
+        raise TransformError("no reverse-mode rule for einsum with repeated or '...' subscripts",
+                             hint="write the contraction with explicit subscripts per axis")
+    return [_einsum_bar(ct, result, [(s, v) for j, (s, v) in enumerate(zip(specs, xs)) if j != i],
+                        specs[i], x) if hasattr(x, "aval") else None
+            for i, x in enumerate(xs)]
+
+
+@rule("sort")
+def _sort(ct, x, out, dimension):
+    order = bind("argsort", x, dimension=dimension, index_dtype="int64")
+    return [bind("take_along_axis_transpose", ct, order, shape=aval(x).shape, axis=dimension)]
