@@ -1,6 +1,429 @@
-"""The fence: rejects impure or unsupported code before it is specialised, with its position."""
-from .source import FunctionSource
+"""The fence: rejects impure or unsupported code before it is specialised, with its position.
+
+`check_function` walks a user function (nested defs and lambdas included) in source order and
+raises for the first of:
+
+- syntax outside the supported subset: try, with, class, match, yield, await, async def/for/with,
+  `del x[i]`, star imports (`UnsupportedSyntaxError`);
+- changes to state the function does not own: global/nonlocal, attribute assignment, item
+  assignment and mutating methods (`append`, `update`, ...) on a parameter, global or closure
+  variable, item assignment on a local that another name aliases (`ImpurityError`);
+- I/O: print, open, input, exec, eval, breakpoint, and calls into os, sys, io, subprocess,
+  shutil, pathlib, logging, time, random, pickle (`ImpurityError`);
+- names bound nowhere, found with libcst's ScopeProvider; skipped for files with a star import
+  (`UndefinedNameError`).
+
+It runs once per function source: results are cached per file digest and node. What depends on
+argument values (recursion on arrays, `math.sin` given an array) is the interpreter's to detect.
+"""
+import os
+import re
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.metadata import ExpressionContext
+from libcst.metadata.scope_provider import (BuiltinAssignment, ComprehensionScope, GlobalScope,
+                                            ImportAssignment, QualifiedNameSource)
+
+from ..errors import ImpurityError, UndefinedNameError, UnsupportedSyntaxError
+from .source import FunctionSource, ParsedFile
+
+_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
+                     "setdefault", "popitem", "add", "discard", "sort", "reverse"}
+
+_IO_MODULES = {"os", "sys", "io", "subprocess", "shutil", "pathlib", "logging", "time",
+               "random", "pickle", "numpy.random"}
+
+# Set by the import system, not by assignments libcst could see.
+_MODULE_DUNDERS = {"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__",
+                   "__builtins__", "__path__", "__cached__", "__annotations__", "__dict__"}
+
+_PRINT_HINT = "use astjax.debug.print('x = {}', x), which prints when the compiled function runs"
+_PASS_IN_HINT = "do it outside the compiled function and pass the result in as an argument"
+_RANDOM_HINT = ("use astjax.random with an explicit key: key, sub = astjax.random.split(key); "
+                "astjax.random.normal(sub, shape)")
+
+_IO_BUILTINS = {
+    "print": ("print() is I/O, which a compiled function cannot do", _PRINT_HINT),
+    "open": ("open() is file I/O, which a compiled function cannot do",
+             "read the file outside the compiled function and pass the data in as an argument"),
+    "input": ("input() is I/O, which a compiled function cannot do",
+              "ask for the value outside the compiled function and pass it in as an argument"),
+    "breakpoint": ("breakpoint() cannot stop a compiled function",
+                   "debug the generated code (astjax.show(f)) with pdb, or astjax.debug.print"),
+    "exec": ("exec() runs code astjax cannot see, so it cannot be compiled",
+             "write the code itself in the function"),
+    "eval": ("eval() runs code astjax cannot see, so it cannot be compiled",
+             "write the expression itself in the function"),
+}
+
+_UNSUPPORTED = {
+    cst.Try: ("try/except is not supported in a compiled function",
+              "a compiled function cannot catch errors; check values with jnp.where or lax.cond"),
+    cst.TryStar: ("try/except* is not supported in a compiled function",
+                  "a compiled function cannot catch errors; check values with jnp.where"),
+    cst.With: ("a with-block is not supported in a compiled function",
+               "move the with-block outside the compiled function"),
+    cst.ClassDef: ("a class definition is not supported inside a compiled function",
+                   "define the class at module level"),
+    cst.Match: ("match statements are not supported in a compiled function yet",
+                "write it as if/elif"),
+    cst.Yield: ("yield makes a generator, which cannot be compiled",
+                "build a list (or stack an array) and return it; for a loop carrying state "
+                "use lax.scan"),
+    cst.Await: ("await is not supported in a compiled function",
+                "compile a plain (non-async) function and await outside it"),
+}
+
+_AT_METHODS = {cst.AddAssign: "add", cst.SubtractAssign: "subtract",
+               cst.MultiplyAssign: "multiply", cst.DivideAssign: "divide",
+               cst.PowerAssign: "power"}
+
+_METHOD_HINTS = {
+    "append": "build a new list: {x} = {x} + [v] (and return it if the caller needs it)",
+    "extend": "build a new list: {x} = {x} + list(more)",
+    "update": "build a new dict: {x} = {{**{x}, **other}}",
+    "setdefault": "build a new dict: {x} = {{**{x}, key: value}}",
+    "sort": "{x} = sorted({x}) for a list, {x} = jnp.sort({x}) for an array",
+    "reverse": "{x} = {x}[::-1]",
+}
+_RETURN_HINT = ("return the new value from the function (build it with x.at[i].set(v) for an "
+                "array, {**d, key: v} for a dict) and store it outside the compiled function")
+_COPY_HINT = "work on a copy you own: {x} = list({x}) (or dict/set(...)), then change that"
+
+_NOT_OWNED = ("param", "global", "closure")
+
+_code = cst.Module([]).code_for_node
+
+
+# ------------------------------------------------------------------ entry point
+class _FileResults:
+    def __init__(self, file: ParsedFile):
+        self.digest = file.digest
+        # With a star import, or for a notebook cell (whose globals come from other cells),
+        # the file alone does not say which module-level names exist.
+        star_import = re.search(r"import\s*\*", file.text) is not None and \
+            bool(m.findall(file.module, m.ImportFrom(names=m.ImportStar())))
+        self.names_known = os.path.isfile(file.path) and not star_import
+        self.results: dict = {}  # id(node) -> (node, the error or None)
+
+
+_CACHE: dict = {}  # path -> _FileResults of the file's current digest
 
 
 def check_function(source: FunctionSource) -> None:
     """Raise an AstjaxError subclass for the first problem in `source`'s function."""
+    per_file = _CACHE.get(source.file.path)
+    if per_file is None or per_file.digest != source.file.digest:
+        per_file = _CACHE[source.file.path] = _FileResults(source.file)
+    entry = per_file.results.get(id(source.node))
+    if entry is None or entry[0] is not source.node:
+        entry = per_file.results[id(source.node)] = (source.node, _first_problem(source, per_file))
+    error = entry[1]
+    if error is not None:
+        raise type(error)(error.message, error.loc, error.hint)
+
+
+def _first_problem(source: FunctionSource, per_file: _FileResults):
+    fence = _Fence(source.file, source.node, check_names=per_file.names_known)
+    try:
+        source.node.visit(fence)
+    except (ImpurityError, UndefinedNameError, UnsupportedSyntaxError) as error:
+        return error
+    return None
+
+
+# ------------------------------------------------------------------ the walk
+class _Fence(cst.CSTVisitor):
+    """Raises at the first problem; libcst visits nodes in source order."""
+
+    def __init__(self, file: ParsedFile, function, check_names: bool):
+        super().__init__()
+        self.file, self.names, self.function = file, _Names(file), function
+        self.check_names = check_names
+        self._aliases = None
+
+    def aliases(self, base) -> list:
+        """The plain-name assignments pairing the local `base` with another name."""
+        if self._aliases is None:  # built on demand: most functions never need it
+            self._aliases = _aliases(self.file, self.function)
+        return self._aliases.get((self.names.home(base), base.value), [])
+
+    def on_visit(self, node) -> bool:
+        if getattr(node, "asynchronous", None) is not None:
+            self._fail(UnsupportedSyntaxError, node, *_async_problem(node))
+        rule = _UNSUPPORTED.get(type(node))
+        if rule is not None:
+            self._fail(UnsupportedSyntaxError, node, *rule)
+        return super().on_visit(node)
+
+    def _fail(self, kind, node, message, hint):
+        raise kind(message, self.file.loc(node), hint)
+
+    # -------------------------------------------------------------- statements
+    def visit_Global(self, node):
+        self._fail(ImpurityError, node, "a compiled function cannot rebind global variables",
+                   "return the new value instead, and assign it outside the function")
+
+    def visit_Nonlocal(self, node):
+        self._fail(ImpurityError, node, "a compiled function cannot rebind variables of an "
+                   "enclosing function (nonlocal)", "return the new value instead")
+
+    def visit_ImportFrom(self, node):
+        if m.matches(node.names, m.ImportStar()):
+            self._fail(UnsupportedSyntaxError, node, "star imports are not supported in a "
+                       "compiled function", "import the names you use, at module level")
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            self._check_target(target.target, node.value, None)
+
+    def visit_AnnAssign(self, node):
+        self._check_target(node.target, node.value, None)
+
+    def visit_AugAssign(self, node):
+        self._check_target(node.target, node.value, node.operator)
+
+    def visit_For(self, node):
+        self._check_target(node.target, None, None)
+
+    def visit_Del(self, node):
+        self._check_deleted(node.target)
+
+    def visit_Annotation(self, node) -> bool:
+        return False  # annotations are never evaluated by the compiled function
+
+    # -------------------------------------------------------------- expressions
+    def visit_Call(self, node):
+        self._check_io(node)
+        if m.matches(node.func, m.Attribute(attr=m.Name())) and \
+                node.func.attr.value in _MUTATING_METHODS:
+            self._check_method(node, node.func.attr.value)
+
+    def visit_Name(self, node):
+        if self.check_names and node.value not in _MODULE_DUNDERS and \
+                self.file.contexts.get(node) is ExpressionContext.LOAD and \
+                self.names.kind(node) == "undefined":
+            self._fail(UndefinedNameError, node, f"name {node.value!r} is not defined",
+                       "define it, import it at module level, or pass it as an argument")
+
+    # -------------------------------------------------------------- targets
+    def _check_target(self, target, value, aug_op):
+        if m.matches(target, m.Tuple() | m.List()):
+            for element in target.elements:
+                self._check_target(element.value, None, None)
+        elif m.matches(target, m.StarredElement()):
+            self._check_target(target.value, None, None)
+        elif m.matches(target, m.Attribute()):
+            self._fail(ImpurityError, target, f"assigning the attribute {_code(target)} changes "
+                       "an object the compiled function does not own",
+                       "build a new object and return it (e.g. dataclasses.replace(obj, "
+                       f"{target.attr.value}=...) or namedtuple._replace)")
+        elif m.matches(target, m.Subscript()):
+            self._check_item_update(target, value, aug_op)
+        else:
+            pass  # a plain name: rebinding a local is always fine
+
+    def _check_item_update(self, target: cst.Subscript, value, aug_op):
+        base = _base_name(target)
+        kind = self.names.kind(base) if base is not None else "unknown"
+        if kind in _NOT_OWNED:
+            direct = kind == "param" and m.matches(target.value, m.Name())
+            self._fail(ImpurityError, target, f"{_code(target)} = ... changes "
+                       f"{_describe_kind(kind, base.value)} in place, which a compiled function "
+                       "cannot do (arrays are immutable, as in JAX)",
+                       _at_hint(target, value, aug_op) if direct else _RETURN_HINT)
+        if kind == "local" and self.aliases(base):
+            self._fail_aliased(target, base, *self.aliases(base)[0])
+
+    def _fail_aliased(self, target, base, other: str, other_node, statement):
+        copy = f"{base.value} = {other}.copy()" if other_node is not None else \
+            f"{other} = {base.value}.copy()"
+        self._fail(ImpurityError, target, f"{_code(target)} = ... updates {base.value!r} in "
+                   f"place, but {other!r} names the same value (line "
+                   f"{self.file.loc(statement).line}); compiled code updates {base.value!r} only",
+                   f"write {copy} there, so that each name has its own array")
+
+    def _check_deleted(self, target):
+        if m.matches(target, m.Tuple() | m.List()):
+            for element in target.elements:
+                self._check_deleted(element.value)
+        elif m.matches(target, m.Subscript()):
+            self._fail(UnsupportedSyntaxError, target, f"del {_code(target)} changes a "
+                       "container in place, which a compiled function cannot do",
+                       "build a new one without that item (jnp.delete(x, i) for an array, "
+                       "a comprehension for a list or dict)")
+        elif m.matches(target, m.Attribute()):
+            self._fail(ImpurityError, target, f"del {_code(target)} changes an object the "
+                       "compiled function does not own", "build a new object instead")
+        else:
+            pass  # del of a local name
+
+    # -------------------------------------------------------------- calls
+    def _check_io(self, node: cst.Call):
+        if m.matches(node.func, m.Name()) and node.func.value in _IO_BUILTINS and \
+                self.names.kind(node.func) == "builtin":
+            self._fail(ImpurityError, node, *_IO_BUILTINS[node.func.value])
+        module = self.names.io_module(node.func)
+        if module is not None:
+            hint = _RANDOM_HINT if module in ("random", "numpy.random") else \
+                _PRINT_HINT if module == "logging" else _PASS_IN_HINT
+            self._fail(ImpurityError, node, f"{_code(node.func)}() calls the {module} module, "
+                       "which has side effects a compiled function cannot have", hint)
+
+    def _check_method(self, node: cst.Call, method: str):
+        receiver = node.func.value
+        base = _base_name(receiver)
+        kind = self.names.kind(base) if base is not None else "unknown"
+        if kind in _NOT_OWNED:
+            hint = _METHOD_HINTS.get(method, _COPY_HINT).format(x=base.value) \
+                if kind == "param" and m.matches(receiver, m.Name()) else \
+                f"return the value and call .{method}(...) outside the compiled function"
+            self._fail(ImpurityError, node, f".{method}() changes "
+                       f"{_describe_kind(kind, base.value)} in place, which a compiled function "
+                       "cannot do", hint)
+        if kind != "local":
+            return
+        for other, other_node, _ in self.aliases(base):
+            other_kind = self.names.kind(other_node) if other_node is not None else "local"
+            if other_kind in _NOT_OWNED:
+                self._fail(ImpurityError, node, f".{method}() changes {base.value!r}, which is "
+                           f"{_describe_kind(other_kind, other)} under another name",
+                           _COPY_HINT.format(x=base.value))
+
+
+def _async_problem(node):
+    what = {cst.FunctionDef: "async def", cst.For: "async for", cst.With: "async with",
+            cst.CompFor: "async for"}.get(type(node), "async")
+    return (f"{what} is not supported in a compiled function",
+            "compile a plain (non-async) function and run the async parts outside it")
+
+
+def _describe_kind(kind: str, name: str) -> str:
+    return {"param": f"the argument {name!r}", "global": f"the global {name!r}",
+            "closure": f"{name!r} of an enclosing function"}[kind]
+
+
+def _at_hint(target: cst.Subscript, value, aug_op) -> str:
+    base = _code(target.value)
+    index = _code(target)[len(base):]
+    v = _code(value) if value is not None and len(_code(value)) <= 30 else "v"
+    if aug_op is None:
+        return f"write {base} = {base}.at{index}.set({v})"
+    method = _AT_METHODS.get(type(aug_op))
+    if method is None:
+        op = _code(aug_op).strip()[:-1]
+        return f"write {base} = {base}.at{index}.set({base}{index} {op} {v})"
+    return f"write {base} = {base}.at{index}.{method}({v})"
+
+
+def _base_name(node):
+    """x for x, x[i], x.a[i], x.a.b: the variable whose value would change, None for others
+    (calls, and `x.at[i]` functional updates)."""
+    while m.matches(node, m.Subscript() | m.Attribute()):
+        if m.matches(node, m.Attribute(attr=m.Name("at"))):
+            return None
+        node = node.value
+    return node if m.matches(node, m.Name()) else None
+
+
+# ------------------------------------------------------------------ what names mean
+class _Names:
+    """What a loaded name refers to, from libcst's ScopeProvider: 'local', 'param' (an
+    argument not rebound before this point), 'global', 'closure' (a variable of an enclosing
+    function), 'definition' (import, def, class), 'builtin', 'undefined', or 'unknown' (not
+    an access)."""
+
+    def __init__(self, file: ParsedFile):
+        self.file = file
+        self._accesses: dict = {}  # id(scope) -> {id(Name node): its referents}
+
+    def home(self, name):
+        return _home_of(self.file.scopes.get(name))
+
+    def referents(self, name):
+        scope = self.file.scopes.get(name)
+        if scope is None:
+            return None
+        if id(scope) not in self._accesses:
+            self._accesses[id(scope)] = {id(a.node): a.referents for a in scope.accesses}
+        return self._accesses[id(scope)].get(id(name))
+
+    def kind(self, name) -> str:
+        refs = self.referents(name)
+        if refs is None:
+            return "unknown"
+        if not refs:
+            return "undefined"
+        if any(isinstance(r, BuiltinAssignment) for r in refs):
+            return "builtin"
+        if all(_is_definition(r) for r in refs):
+            return "definition"
+        home = self.home(name)
+        mine = [r for r in refs if _home_of(r.scope) is home]
+        if not mine:
+            return "global" if all(isinstance(r.scope, GlobalScope) for r in refs) else "closure"
+        if any(m.matches(r.node, m.Param()) for r in mine) and not any(
+                self._dominates(r.node, name) for r in mine if not m.matches(r.node, m.Param())):
+            return "param"
+        return "local"
+
+    def io_module(self, func):
+        """The I/O module a called expression belongs to (by its imports), or None."""
+        scope = self.file.scopes.get(func)
+        if scope is None:
+            return None
+        for qualified in scope.get_qualified_names_for(func):
+            if qualified.source is not QualifiedNameSource.IMPORT:
+                continue
+            parts = qualified.name.split(".")
+            for n in (2, 1):
+                if ".".join(parts[:n]) in _IO_MODULES and len(parts) > 1:
+                    return ".".join(parts[:n])
+        return None
+
+    def _dominates(self, binding, use) -> bool:
+        """Whether `binding` surely runs before `use`: earlier, in a block that encloses it."""
+        statement = binding
+        while statement is not None and \
+                not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            statement = self.file.parents.get(statement)
+        block = self.file.parents.get(statement)
+        if block is None:
+            return False
+        here = self.file.positions[use].start
+        there = self.file.positions[statement].start
+        if (there.line, there.column) >= (here.line, here.column):
+            return False
+        node = use
+        while node is not None and node is not block:
+            node = self.file.parents.get(node)
+        return node is block
+
+
+def _home_of(scope):
+    while isinstance(scope, ComprehensionScope):
+        scope = scope.parent
+    return scope
+
+
+def _is_definition(assignment) -> bool:
+    return isinstance(assignment, ImportAssignment) or \
+        m.matches(assignment.node, m.FunctionDef() | m.ClassDef())
+
+
+def _aliases(file: ParsedFile, function) -> dict:
+    """(home scope, name) -> [(other name, the other's loaded Name node or None, statement)]
+    for every `a = b` between plain names in the function: a and b then share one value."""
+    out: dict = {}
+    found = m.findall(function, m.Assign(value=m.Name()) | m.AnnAssign(value=m.Name()) |
+                      m.NamedExpr(value=m.Name()))
+    pairs = [(t.target, s.value, s) for s in found if m.matches(s, m.Assign()) for t in s.targets]
+    pairs += [(s.target, s.value, s) for s in found if not m.matches(s, m.Assign())]
+    for target, value, statement in pairs:
+        if not m.matches(target, m.Name()) or target.value == value.value:
+            continue
+        home = _home_of(file.scopes.get(target))
+        out.setdefault((home, target.value), []).append((value.value, value, statement))
+        out.setdefault((home, value.value), []).append((target.value, None, statement))
+    return out
