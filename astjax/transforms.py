@@ -139,3 +139,140 @@ def grad(fun, argnums=0, has_aux=False):
 
 def value_and_grad(fun, argnums=0, has_aux=False):
     return ValueAndGrad(fun, argnums, has_aux, value=True)
+
+
+# ---------------------------------------------------------------- vjp and jvp
+class _VJPApply(Transformed):
+    """(primals, cotangent) -> cotangents of the primals: what vjp's returned function runs."""
+
+    def __init__(self, fun):
+        super().__init__(fun, "vjp")
+
+    def abstract_call(self, primals, ct):
+        from .rewriters import autodiff
+        func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
+        n = len(func.params) - len(captured)
+        vjp = autodiff.vjp_func(func, [autodiff.differentiable(p) for p in func.params[:n]]
+                                + [False] * len(captured))
+        ct_leaves = tree_flatten(ct)[0]
+        seeds = [c for c, o in zip(ct_leaves, func.outs) if autodiff.differentiable(o)]
+        bars = iter(inline(vjp, tree_flatten(tuple(primals))[0] + captured + seeds)[len(func.outs):])
+        leaves = [next(bars) if autodiff.differentiable(p) else np.zeros(p.aval.shape, p.aval.dtype)
+                  for p in func.params[:n]]
+        return tree_unflatten(tree_flatten(tuple(primals))[1], leaves)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) -> cotangents of the primals (a tuple)."""
+    out = _Apply(fun)(*primals)
+    value, aux = (out[0], out[1]) if has_aux else (out, None)
+    fun_value = (lambda *a: interpretable(fun)(*a)[0]) if has_aux else fun
+    apply = _VJPApply(fun_value if not has_aux else _First(fun))
+    vjp_fn = functools.partial(_call_vjp, apply, primals)
+    return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
+
+
+def _call_vjp(apply, primals, ct):
+    return apply(tuple(primals), ct)
+
+
+class _Apply(Transformed):
+    """fun itself, compiled (the identity transformation)."""
+
+    def __init__(self, fun):
+        super().__init__(fun, "apply")
+
+    def abstract_call(self, *args, **kwargs):
+        return interpretable(self.fun)(*args, **kwargs)
+
+
+class _First(Transformed):
+    """fun's first output (the value of a (value, aux) pair)."""
+
+    def __init__(self, fun):
+        super().__init__(fun, "value")
+
+    def abstract_call(self, *args):
+        return interpretable(self.fun)(*args)[0]
+
+
+class _JVPApply(Transformed):
+    def __init__(self, fun):
+        super().__init__(fun, "jvp")
+
+    def abstract_call(self, primals, tangents):
+        from .rewriters import autodiff
+        func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
+        n = len(func.params) - len(captured)
+        jvp = autodiff.jvp_func(func)
+        dots = [t for t, p in zip(tree_flatten(tuple(tangents))[0], func.params[:n])
+                if autodiff.differentiable(p)]
+        dots += [np.zeros(v.aval.shape, v.aval.dtype) for v in captured
+                 if autodiff.differentiable(v)]
+        outs = inline(jvp, tree_flatten(tuple(primals))[0] + captured + dots)
+        primal_out, dot_iter = outs[:len(func.outs)], iter(outs[len(func.outs):])
+        tangent_out = [next(dot_iter) if autodiff.differentiable(o)
+                       else np.zeros(o.aval.shape, o.aval.dtype) for o in func.outs]
+        return tree_unflatten(out_tree, primal_out), tree_unflatten(out_tree, tangent_out)
+
+
+def jvp(fun, primals, tangents):
+    """(fun(*primals), the directional derivative along tangents)."""
+    return _JVPApply(fun)(tuple(primals), tuple(tangents))
+
+
+# ---------------------------------------------------------------- Jacobians
+class Jacobian(Transformed):
+    """jacfwd (one JVP per input basis vector) or jacrev (one VJP per output basis vector),
+    each a scan over the rows of an identity matrix, so the generated code stays small."""
+
+    def __init__(self, fun, argnums=0, forward=True):
+        super().__init__(fun, "jacfwd" if forward else "jacrev")
+        self.argnums, self.forward = argnums, forward
+
+    def abstract_call(self, *args):
+        from . import control
+        if not isinstance(self.argnums, int):
+            raise TransformError("jacfwd/jacrev with a tuple of argnums is not supported yet")
+        n = self.argnums
+        x = args[n]
+        target = interpretable(self.fun)
+        fun = lambda v: target(*_with_args(args, (n,), (v,)))  # noqa: E731
+        y = fun(x)
+        x_shape, y_shape = aval(x).shape, aval(y).shape
+        if self.forward:
+            rows = _eye(int(np.prod(x_shape, dtype=np.int64)), x_shape, aval(x).dtype)
+            step = lambda c, e: (c, _JVPApply(fun)((x,), (e,))[1])  # noqa: E731
+            _, cols = control.scan(step, 0, rows)
+            return _move_first_axis_last(cols, y_shape, x_shape)
+        rows = _eye(int(np.prod(y_shape, dtype=np.int64)), y_shape, aval(y).dtype)
+        step = lambda c, e: (c, _VJPApply(fun)((x,), e)[0])  # noqa: E731
+        _, jac = control.scan(step, 0, rows)
+        return bind("reshape", jac, new_sizes=tuple(y_shape) + tuple(x_shape))
+
+
+def _eye(n, shape, dtype):
+    """n identity rows, each shaped like `shape`: (n, *shape)."""
+    rows = bind("iota", dtype="int64", shape=(n, n), dimension=0)
+    cols = bind("iota", dtype="int64", shape=(n, n), dimension=1)
+    eye = bind("convert", bind("eq", rows, cols), dtype=np.dtype(dtype).name)
+    return bind("reshape", eye, new_sizes=(n,) + tuple(shape))
+
+
+def _move_first_axis_last(cols, y_shape, x_shape):
+    """(x.size, *y_shape) -> (*y_shape, *x_shape)."""
+    k = len(y_shape)
+    moved = bind("transpose", cols, permutation=tuple(range(1, k + 1)) + (0,))
+    return bind("reshape", moved, new_sizes=tuple(y_shape) + tuple(x_shape))
+
+
+def jacfwd(fun, argnums=0):
+    return Jacobian(fun, argnums, forward=True)
+
+
+def jacrev(fun, argnums=0):
+    return Jacobian(fun, argnums, forward=False)
+
+
+def hessian(fun, argnums=0):
+    return jacfwd(jacrev(fun, argnums), argnums)

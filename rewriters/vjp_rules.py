@@ -30,8 +30,13 @@ def rule(name):
     return register_rule
 
 
+UNARY_DERIVATIVES: dict = {}   # name -> derivative(x, out); forward mode reuses them
+BINARY_DERIVATIVES: dict = {}  # name -> (d/dx, d/dy) of (x, y, out)
+
+
 def unary(name, derivative):
     """d/dx written with x and out: the cotangent is ct * derivative(x, out)."""
+    UNARY_DERIVATIVES[name] = derivative
     rule(name)(lambda ct, x, out: [unbroadcast(mul(ct, derivative(value(x), out)), x)])
 
 
@@ -78,6 +83,8 @@ def _convert(ct, x, out, dtype):
 # ---------------------------------------------------------------- elementwise, two operands
 def binary(name, dx, dy):
     """Cotangents ct*dx(x, y, out) and ct*dy(...), summed back to each operand's shape."""
+    BINARY_DERIVATIVES[name] = (dx, dy)
+
     @rule(name)
     def _rule(ct, x, y, out):
         xv, yv = value(x), value(y)

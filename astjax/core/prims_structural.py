@@ -255,7 +255,7 @@ def _dot_general(a, b, *, dimension_numbers):
         sb[j] = sa[i]
     out = ([sa[i] for i in lb] + [s for i, s in enumerate(sa) if i not in lc + lb]
            + [s for j, s in enumerate(sb) if j not in rc + rb])
-    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b, optimize=True)
 
 
 def _dot_general_abstract(a, b, *, dimension_numbers):
@@ -314,7 +314,7 @@ def _einsum_abstract(*avals, subscripts):
     return AVal(shape, np.result_type(*[a.dtype for a in avals]))
 
 
-define("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs), _einsum_abstract,
+define("einsum", lambda *xs, subscripts: np.einsum(subscripts, *xs, optimize=True), _einsum_abstract,
        kind="contraction")
 define("sort", lambda x, *, dimension: np.sort(x, axis=dimension, kind="stable"),
        lambda a, *, dimension: a.strong(), kind="sorting")
