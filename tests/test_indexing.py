@@ -52,11 +52,13 @@ def basic_entry(n):
 
 @st.composite
 def basic_index(draw, shape):
-    entries = [draw(basic_entry(n)) for n in shape[:draw(st.integers(0, len(shape)))]]
+    consumed = draw(st.integers(0, len(shape)))
+    entries = [draw(basic_entry(n)) for n in shape[:consumed]]
     for _ in range(draw(st.integers(0, 2))):
         entries.insert(draw(st.integers(0, len(entries))), None)
-    if draw(st.booleans()):
-        entries.insert(draw(st.integers(0, len(entries))), Ellipsis)
+    if draw(st.booleans()):  # `...` anywhere only when every dim is indexed: else it shifts them
+        anywhere = consumed == len(shape)
+        entries.insert(draw(st.integers(0, len(entries))) if anywhere else len(entries), Ellipsis)
     return tuple(entries)
 
 

@@ -494,3 +494,98 @@ def test_data_dependent_shapes_need_concrete_values():
     assert [list(i) for i in jnp.nonzero(np.array([0, 3, 0, 4]))] == [[1, 3]]
     with pytest.raises(ConcretizationError, match="depends on the values"):
         compile_by_hand(jnp.nonzero, np.ones(3))
+
+
+# ---------------------------------------------------------------- abstract arrays: operators, methods
+def test_operators_on_abstract_arrays_match_numpy():
+    x, y = np.arange(1.0, 7.0).reshape(2, 3), np.arange(3, dtype=np.int32) + 1
+    for op in (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
+               lambda a, b: a // b, lambda a, b: a % b, lambda a, b: a ** b, lambda a, b: 2 - a,
+               lambda a, b: 1.5 / b, lambda a, b: a < b, lambda a, b: a >= b, lambda a, b: a == b,
+               lambda a, b: a != b, lambda a, b: -a, lambda a, b: +a, lambda a, b: abs(-a),
+               lambda a, b: ~b, lambda a, b: b & 1, lambda a, b: 6 | b, lambda a, b: b ^ b,
+               lambda a, b: a @ a.T, lambda a, b: a[1]):
+        check(op, op, x, y)
+
+
+METHOD_CALLS = [
+    lambda a: a.sum(), lambda a: a.sum(axis=0, keepdims=True), lambda a: a.prod(1),
+    lambda a: a.max(), lambda a: a.min(axis=-1), lambda a: a.mean(0), lambda a: a.var(),
+    lambda a: a.std(ddof=1), lambda a: a.all(), lambda a: a.any(1), lambda a: a.argmax(),
+    lambda a: a.argmin(axis=1), lambda a: a.cumsum(1), lambda a: a.cumprod(),
+    lambda a: a.reshape(3, 2), lambda a: a.reshape((-1,)), lambda a: a.reshape(6, 1),
+    lambda a: a.ravel(), lambda a: a.flatten(), lambda a: a.transpose(), lambda a: a.transpose(1, 0),
+    lambda a: a.transpose((1, 0)), lambda a: a.swapaxes(0, 1), lambda a: a.astype(np.int32),
+    lambda a: a.clip(2, 4), lambda a: a.round(), lambda a: a.dot(a.T), lambda a: a.T,
+    lambda a: a.mT, lambda a: a.argsort(axis=0), lambda a: a.take([0, 2], 1),
+    lambda a: a.conj(), lambda a: a.real, lambda a: a.imag, lambda a: a.squeeze(),
+    lambda a: a.repeat(2, 0), lambda a: a.trace(), lambda a: a.diagonal(),
+    lambda a: a.copy()]
+
+
+@pytest.mark.parametrize("call", METHOD_CALLS, ids=range(len(METHOD_CALLS)))
+def test_methods_of_abstract_arrays_match_numpy(call):
+    x = np.array([[3.0, 1.0, 4.0], [1.5, 5.0, 9.0]], np.float32)
+    out, eqns, params = compile_by_hand(call, x)
+    want = np.asarray(call(x))
+    value = evaluate(eqns, {params[0].id: x})[out.id] if isinstance(out, Var) else out
+    assert (out.shape, out.dtype) == (want.shape, want.dtype)
+    np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+def test_sort_method_returns_a_sorted_copy():
+    x = np.array([[3.0, 1.0, 4.0], [1.5, 5.0, 0.0]], np.float32)
+    out, eqns, params = compile_by_hand(lambda a: a.sort(axis=0), x)
+    np.testing.assert_array_equal(evaluate(eqns, {params[0].id: x})[out.id], np.sort(x, axis=0))
+
+
+@pytest.mark.parametrize("use", [bool, int, float, lambda v: v.item(), lambda v: v.tolist(),
+                                 lambda v: [0, 1][v], lambda v: v.nonzero()])
+def test_static_uses_of_abstract_arrays_raise_concretization_error(use):
+    with pytest.raises(ConcretizationError, match="static|depends"):
+        compile_by_hand(use, np.int64(1))
+
+
+def test_iteration_and_len_of_abstract_arrays():
+    def rows(a):
+        return jnp.stack([r * i for i, r in enumerate(a)]) + len(a)
+    check(rows, rows, np.arange(6.0).reshape(3, 2))
+
+
+# ---------------------------------------------------------------- astjax.lax against jax.lax
+def _lax_cases():
+    x = np.array([[-2.5, -0.5, 0.5], [1.5, 2.0, 3.25]], np.float32)
+    i = np.array([[-7, 7, -6], [6, 5, -5]], np.int32)
+    d = np.array([[2, -2, 4], [-4, 3, 3]], np.int32)
+    return [
+        ("add", (x, x)), ("sub", (x, x)), ("mul", (x, x)), ("div", (x, x)), ("div", (i, d)),
+        ("rem", (i, d)), ("rem", (x, np.float32(0.75))), ("max", (x, x.T[:2, :2].sum())),
+        ("neg", (x,)), ("sign", (x,)), ("floor", (x,)), ("ceil", (x,)), ("round", (x,)),
+        ("abs", (x,)), ("exp", (x,)), ("tanh", (x,)), ("logistic", (x,)), ("erf", (x,)),
+        ("sqrt", (np.abs(x),)), ("rsqrt", (np.abs(x),)), ("square", (x,)), ("atan2", (x, x[::-1])),
+        ("integer_pow", (x, 3)), ("pow", (np.abs(x), x)), ("select", (x > 0, x, -x)),
+        ("clamp", (np.float32(-1), x, np.float32(1))), ("convert_element_type", (x, np.int32)),
+        ("broadcast_in_dim", (x, (4, 2, 3), (1, 2))), ("broadcast", (x, (2,))),
+        ("reshape", (x, (3, 2))), ("transpose", (x, (1, 0))), ("rev", (x, (0, 1))),
+        ("slice", (x, (0, 1), (2, 3), (1, 2))), ("slice_in_dim", (x, 1, -1, 1, 1)),
+        ("index_in_dim", (x, -1, 1, False)), ("dynamic_slice", (x, (1, 1), (1, 2))),
+        ("dynamic_update_slice", (x, np.ones((1, 2), np.float32), (1, 0))),
+        ("dynamic_slice_in_dim", (x, 1, 2, 1)), ("dynamic_index_in_dim", (x, 1, 0, False)),
+        ("concatenate", ([x, x], 1)), ("pad", (x, np.float32(0), ((1, 0, 1), (0, 2, 0)))),
+        ("dot", (x, x.T)), ("dot_general", (x, x, (((1,), (1,)), ((), ())))),
+        ("sort", (x[::-1],)), ("eq", (x, x)), ("lt", (x, 0.5)), ("bitwise_and", (i, d)),
+        ("bitwise_not", (i,)), ("reduce_sum", (x, (0,))), ("cummax", (x, 1)),
+        ("argmax", (x, 1, np.int32)), ("stop_gradient", (x,)),
+        ("broadcasted_iota", (np.int32, (2, 3), 1)), ("iota", (np.float32, 4)),
+        ("full", ((2, 2), 3.0, np.float32)),
+    ]
+
+
+@pytest.mark.parametrize("name,args", _lax_cases(), ids=[c[0] for c in _lax_cases()])
+def test_lax_matches_jax(name, args):
+    jax_lax = pytest.importorskip("jax.lax")
+    import astjax.lax as lax
+    got, want = np.asarray(getattr(lax, name)(*args)), np.asarray(getattr(jax_lax, name)(*args))
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype or got.dtype.itemsize > want.dtype.itemsize  # JAX: no x64
+    np.testing.assert_allclose(got, want, rtol=1e-6)
