@@ -37,12 +37,13 @@ sinh, cosh, tanh, asinh, acosh, atanh = (_unary(p) for p in (
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"))
 logistic, erf, erfc, erf_inv, lgamma, digamma, is_finite = (_unary(p) for p in (
     "logistic", "erf", "erfc", "erf_inv", "lgamma", "digamma", "is_finite"))
-bitwise_not = _unary("not")
+bitwise_not = _unary("bitwise_not")
 
 add, sub, mul, pow, max, min, atan2 = (_binary(p) for p in (
     "add", "sub", "mul", "pow", "max", "min", "atan2"))
 eq, ne, lt, le, gt, ge = (_binary(p) for p in ("eq", "ne", "lt", "le", "gt", "ge"))
-bitwise_and, bitwise_or, bitwise_xor = _binary("and"), _binary("or"), _binary("xor")
+bitwise_and, bitwise_or, bitwise_xor = (_binary(p) for p in (
+    "bitwise_and", "bitwise_or", "bitwise_xor"))
 
 
 def div(x, y):
@@ -52,7 +53,8 @@ def div(x, y):
     quotient = bind("floor_divide", x, y)
     inexact = bind("ne", bind("rem", x, y), 0)
     signs_differ = bind("ne", bind("lt", x, 0), bind("lt", y, 0))
-    return bind("select", bind("and", inexact, signs_differ), bind("add", quotient, 1), quotient)
+    round_up = bind("bitwise_and", inexact, signs_differ)
+    return bind("select", round_up, bind("add", quotient, 1), quotient)
 
 
 def rem(x, y):

@@ -49,7 +49,8 @@ arctan2 = atan2 = _binary("atan2")
 logaddexp = _binary("logaddexp")
 equal, not_equal = _binary("eq"), _binary("ne")
 less, less_equal, greater, greater_equal = (_binary(p) for p in ("lt", "le", "gt", "ge"))
-bitwise_and, bitwise_or, bitwise_xor = _binary("bitwise_and"), _binary("bitwise_or"), _binary("bitwise_xor")
+bitwise_and, bitwise_or, bitwise_xor = (_binary(p) for p in (
+    "bitwise_and", "bitwise_or", "bitwise_xor"))
 
 
 # ---------------------------------------------------------------- compositions
