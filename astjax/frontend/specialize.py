@@ -12,7 +12,7 @@ import numpy as np
 from ..core.avals import aval_of
 from ..core.bind import Builder, building
 from ..core.ir import Func, Lit, Var, as_atom
-from ..core.simplify import eliminate_dead_code
+from ..core.simplify import simplify
 from ..errors import AstjaxError, StaticArgumentError
 from ..tree_util import leaf_paths, tree_flatten, tree_unflatten
 from .interpreter import Context, Interpreter, as_interpretable
@@ -93,6 +93,6 @@ def specialize(fn, bound, static) -> Specialized:
     loc = callee.source.loc() if isinstance(callee, UserFunction) else \
         next((e.loc for e in builder.eqns if e.loc is not None), None)
     func = Func(function_name(fn), params + [v for _, _, v in implicit], builder.eqns, outs, loc)
-    return Specialized(eliminate_dead_code(func), out_tree, out_static,
+    return Specialized(simplify(func), out_tree, out_static,
                        list(interp.context.dependencies.values()),
                        [(ns, name) for ns, name, _ in implicit])
