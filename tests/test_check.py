@@ -297,7 +297,7 @@ def test_jit_of_a_callable_object_reports_its_mistake(jnp):
 # ------------------------------------------------------------------ allowed patterns
 ALLOWED = ["appends_to_local_list", "updates_local_dict", "sets_item_of_local_copy",
            "adds_to_items_of_local_copy", "rebinds_argument", "nested_def_and_lambda",
-           "comprehension", "reads_global", "functional_update",
+           "comprehension", "reads_global", "uses_the_sorted_copy", "functional_update",
            "calls_module_function_named_like_a_method", "docstring_assert_pass",
            "uses_module_dunder", "annotated", "branches_on_array", "allowed_lambda"]
 NEEDS_AT = {"sets_item_of_local_copy", "adds_to_items_of_local_copy", "functional_update"}
@@ -313,8 +313,9 @@ def test_allowed_pattern_compiles_and_matches_numpy(jnp, name):
     if name in NEEDS_AT and "method:at" not in Var.ops:
         pytest.skip("x.at[...] is not in the API layer yet")
     fn = getattr(allowed, name)
-    expected = np.where(np.arange(4) == 0, 1.0, X) if name == "functional_update" \
-        else fn(X.copy())
+    expected = {"functional_update": np.where(np.arange(4) == 0, 1.0, X),
+                "uses_the_sorted_copy": np.sort(X) * 2.0}.get(name)
+    expected = fn(X.copy()) if expected is None else expected
     np.testing.assert_allclose(astjax.jit(fn)(X), expected)
 
 

@@ -197,8 +197,14 @@ class _Fence(cst.CSTVisitor):
     def visit_Call(self, node):
         self._check_io(node)
         if m.matches(node.func, m.Attribute(attr=m.Name())) and \
-                node.func.attr.value in _MUTATING_METHODS:
+                node.func.attr.value in _MUTATING_METHODS and not self._functional_sort(node):
             self._check_method(node, node.func.attr.value)
+
+    def _functional_sort(self, node: cst.Call) -> bool:
+        """`y = x.sort()` is JAX's sort returning a copy; only a bare `x.sort()` sorts in place
+        (list.sort returns None, so nobody uses its result)."""
+        return node.func.attr.value == "sort" and \
+            not m.matches(self.file.parents.get(node), m.Expr())
 
     def visit_Name(self, node):
         if self.check_names and node.value not in _MODULE_DUNDERS and \

@@ -52,6 +52,10 @@ def reads_global(x):
     return x * SCALE
 
 
+def uses_the_sorted_copy(x):
+    return x.sort() * 2.0
+
+
 def functional_update(x):
     return x.at[0].set(1.0)
 
