@@ -156,7 +156,8 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     num_classes = u.static_int(num_classes, "one_hot's num_classes")
     rank = u.ndim(x) + 1
     axis = u.normalize_axis(axis, rank)
-    classes = bind("iota", dtype=u.dtype_of(x).name if u.kind(x) in "iu" else "int64",
-                   shape=tuple(num_classes if i == axis else 1 for i in range(rank)), dimension=axis)
+    shape = tuple(num_classes if i == axis else 1 for i in range(rank))
+    index_dtype = u.dtype_of(x).name if u.kind(x) in "iu" else "int64"
+    classes = bind("iota", dtype=index_dtype, shape=shape, dimension=axis)
     hits = bind("eq", jnp.expand_dims(x, axis), classes)
     return jnp.astype(hits, np.float32 if dtype is None else dtype)

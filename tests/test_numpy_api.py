@@ -496,7 +496,7 @@ def test_data_dependent_shapes_need_concrete_values():
         compile_by_hand(jnp.nonzero, np.ones(3))
 
 
-# ---------------------------------------------------------------- abstract arrays: operators, methods
+# ---------------------------------------------------------------- operators and methods of Vars
 def test_operators_on_abstract_arrays_match_numpy():
     x, y = np.arange(1.0, 7.0).reshape(2, 3), np.arange(3, dtype=np.int32) + 1
     for op in (lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a, b: a / b,
@@ -514,7 +514,8 @@ METHOD_CALLS = [
     lambda a: a.std(ddof=1), lambda a: a.all(), lambda a: a.any(1), lambda a: a.argmax(),
     lambda a: a.argmin(axis=1), lambda a: a.cumsum(1), lambda a: a.cumprod(),
     lambda a: a.reshape(3, 2), lambda a: a.reshape((-1,)), lambda a: a.reshape(6, 1),
-    lambda a: a.ravel(), lambda a: a.flatten(), lambda a: a.transpose(), lambda a: a.transpose(1, 0),
+    lambda a: a.ravel(), lambda a: a.flatten(), lambda a: a.transpose(),
+    lambda a: a.transpose(1, 0),
     lambda a: a.transpose((1, 0)), lambda a: a.swapaxes(0, 1), lambda a: a.astype(np.int32),
     lambda a: a.clip(2, 4), lambda a: a.round(), lambda a: a.dot(a.T), lambda a: a.T,
     lambda a: a.mT, lambda a: a.argsort(axis=0), lambda a: a.take([0, 2], 1),

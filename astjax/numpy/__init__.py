@@ -25,8 +25,8 @@ from ._joining import (append, array_split, column_stack, concatenate, dstack, h
                        hstack, meshgrid, split, stack, vsplit, vstack)
 from ._linalg_ops import (cross, diag, diagflat, diagonal, dot, einsum, inner, kron,  # noqa: F401
                           matmul, outer, tensordot, trace, vdot, vecdot)
-from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,  # noqa: F401
-                          cumprod, cumsum, cumulative_prod, cumulative_sum, diff, max, mean,
+from ._reductions import (all, amax, amin, any, argmax, argmin, average,  # noqa: F401
+                          count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, diff, max, mean,
                           median, min, percentile, prod, ptp, quantile, std, sum, var)
 from ._selection import (argsort, argwhere, diag_indices, flatnonzero, indices,  # noqa: F401
                          nonzero, ravel_multi_index, searchsorted, select, sort, take,

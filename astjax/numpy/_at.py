@@ -6,14 +6,15 @@ Each returns a new array. Two lowerings:
   * anything else (strided or reversed slices, index arrays, masks): the flat positions of the
     selected elements are found by indexing an `iota` with the same index, then one `scatter`
     on the flattened array. Repeated indices accumulate for add/multiply/min/max (like JAX).
-As in JAX (and unlike NumPy), the values are cast to x's dtype.
+As in JAX (and unlike NumPy), the values are cast to x's dtype. Unlike JAX, an out-of-range
+abstract index is clamped (JAX drops such updates); static out-of-range ints raise ShapeError.
 """
 import numpy as np
 
 from . import _util as u
 from ..core.bind import eager
 from ._creation import _as_operand
-from ._indexing import ARRAY, DYNAMIC, INT, NEW, SLICE, getitem, parse
+from ._indexing import DYNAMIC, INT, NEW, SLICE, getitem, parse
 from ._shape import broadcast_to, reshape
 from ._util import bind
 
@@ -96,12 +97,21 @@ def _update_block(x, entries, values, mode):
     sizes = tuple(_block_size(e) for e in dims)
     if 0 in sizes:
         return x
-    selected_shape = _selected_shape(entries, sizes)
-    values = reshape(broadcast_to(values, selected_shape), sizes)
+    values = _as_block(values, _selected_shape(entries, sizes), sizes, scalar_ok=mode != "set")
     if mode != "set":
         old = bind("dynamic_slice", x, *starts, slice_sizes=sizes)
         values = bind(COMBINE[mode], old, values)
     return bind("dynamic_update_slice", x, _cast_like(values, x), *starts)  # (a combine may widen)
+
+
+def _as_block(values, selected_shape, sizes, scalar_ok):
+    """values shaped like the block (x[index] with its int dims kept); a scalar combined with
+    the old block broadcasts by itself."""
+    if u.ndim(values) == 0:
+        if scalar_ok:
+            return values
+        return bind("broadcast_in_dim", values, shape=sizes, broadcast_dimensions=())
+    return reshape(broadcast_to(values, selected_shape), sizes)
 
 
 def _block_start(e):

@@ -192,7 +192,8 @@ def hypot(x1, x2, /):
 
 def logaddexp2(x1, x2, /):
     ln2 = math.log(2.0)  # a Python float: weak, so float32 stays float32
-    natural = bind("logaddexp", bind("mul", _as_operand(x1), ln2), bind("mul", _as_operand(x2), ln2))
+    x1, x2 = bind("mul", _as_operand(x1), ln2), bind("mul", _as_operand(x2), ln2)
+    natural = bind("logaddexp", x1, x2)
     return bind("div", natural, ln2)
 
 

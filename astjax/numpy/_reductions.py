@@ -108,7 +108,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    return bind("sqrt", var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+    variance = var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction)
+    return bind("sqrt", variance)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):

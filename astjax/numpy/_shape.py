@@ -45,7 +45,7 @@ def _resolve_reshape(old: tuple, new) -> tuple:
                                hint=f"the size {total} must be divisible by {known}")
         new = new[:unknown[0]] + (total // known,) + new[unknown[0] + 1:]
     if int(np.prod(new, dtype=np.int64)) != total:
-        raise u.ShapeError(f"cannot reshape an array of shape {old} (size {total}) into shape {new}",
+        raise u.ShapeError(f"cannot reshape an array of shape {old} (size {total}) into {new}",
                            hint="the number of elements must stay the same")
     return new
 

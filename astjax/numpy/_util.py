@@ -8,12 +8,9 @@ import operator
 import numpy as np
 
 from ..core import table  # noqa: F401  (fills the primitive table before anything binds)
-from ..core.avals import AVal, result_dtype
+from ..core.avals import result_dtype
 from ..core.bind import aval, bind, current_builder, is_abstract  # noqa: F401
-from ..core.ir import Var
-from ..errors import ConcretizationError, DtypeError, ShapeError
-
-ARRAY_TYPES = (Var, np.ndarray, np.generic, bool, int, float, complex)
+from ..errors import ConcretizationError, DtypeError, ShapeError  # noqa: F401  (re-exported)
 
 
 def shape(x) -> tuple:
@@ -89,7 +86,7 @@ def normalize_axes(axis, rank: int) -> tuple:
 def static_int(value, what: str) -> int:
     """A Python int from a static value; a ConcretizationError for an abstract one."""
     if is_abstract(value):
-        raise concretization(f"{what} must be static, but it is an array value computed at run time")
+        raise concretization(f"{what} must be static, but it is an array value known at run time")
     try:
         return operator.index(value)
     except TypeError:
@@ -104,9 +101,5 @@ def static_shape(shape_like) -> tuple:
 
 def concretization(message: str, hint: str = None) -> ConcretizationError:
     return ConcretizationError(
-        message, hint=hint or "keep the value static (a Python int or a shape), pass it as a static "
-                              "argument, or use array operations such as jnp.where")
-
-
-def is_array_like(x) -> bool:
-    return isinstance(x, ARRAY_TYPES)
+        message, hint=hint or "keep the value static (a Python int or a shape), pass it as a "
+                              "static argument, or use array operations such as jnp.where")
