@@ -60,7 +60,8 @@ class JitFunction:
         entry = self._cache.get(key)
         reason = "first call with this signature" if entry is None else entry.stale_reason()
         if reason is not None:
-            log.info("compiling %s (%s): %s", self.fun.__qualname__, _describe(key), reason)
+            name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
+            log.info("compiling %s (%s): %s", name, _describe(key), reason)
             entry = self._cache[key] = Compiled(specialize(self.fun, bound, static), self.backend)
         self.last = entry
         return entry, leaves

@@ -287,8 +287,6 @@ def test_every_new_user_mistake_names_the_users_file(jnp):
         assert f"new_user.py:{info.value.loc.line}:" in str(info.value), name
 
 
-@pytest.mark.xfail(reason="jit reads fun.__qualname__, which a callable object lacks "
-                          "(astjax/jit.py, not the fence)", raises=AttributeError)
 def test_jit_of_a_callable_object_reports_its_mistake(jnp):
     with pytest.raises(ImpurityError):
         astjax.jit(new_user.Layer())(X)

@@ -286,6 +286,9 @@ def _callable_value(interp, value):
     """User functions are interpreted, never called: wrap them wherever they appear."""
     if resolve.is_user_function(value):
         return interp.user_function(value)
+    method = resolve.user_call_method(value)
+    if method is not None:
+        return interp.user_function(method)
     return resolve.translate(value) if isinstance(value, types.ModuleType) or callable(value) \
         else value
 

@@ -75,7 +75,8 @@ def as_interpretable(fn):
     """A callable safe to call on abstract values: user functions are interpreted, not run."""
     if resolve.is_user_function(fn):
         return active_interpreter().user_function(fn)
-    return fn
+    method = resolve.user_call_method(fn)
+    return active_interpreter().user_function(method) if method is not None else fn
 
 
 class Interpreter(ExpressionsMixin, ControlFlowMixin):

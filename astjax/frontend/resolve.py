@@ -57,6 +57,16 @@ def is_array_input(value) -> bool:
         and not isinstance(value, (np.generic, type))
 
 
+def user_call_method(value):
+    """`value.__call__` when value is an instance of a user class that defines it, else None."""
+    if isinstance(value, (type, types.FunctionType, types.MethodType)):
+        return None
+    call = getattr(type(value), "__call__", None)
+    if isinstance(call, types.FunctionType) and is_user_function(call):
+        return value.__call__
+    return None
+
+
 def is_user_function(value) -> bool:
     fn = value.__func__ if isinstance(value, types.MethodType) else value
     if not isinstance(fn, types.FunctionType):
