@@ -4,9 +4,11 @@
     import astjax.numpy as jnp
 """
 from . import lax, nn, numpy, tree_util  # noqa: F401
+from .custom import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
 from .errors import AstjaxError  # noqa: F401
 from .jit import jit  # noqa: F401
 from .show import make_source, show  # noqa: F401
 from .transforms import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: F401
+from .batching import vmap  # noqa: F401
 
 __version__ = "0.1.0.dev0"

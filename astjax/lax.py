@@ -99,7 +99,9 @@ def convert_element_type(operand, new_dtype):
 
 
 def stop_gradient(x):
-    return x  # becomes a primitive once autodiff lands
+    """x, through which no derivative flows (applied to every leaf of a pytree)."""
+    from .tree_util import tree_map
+    return tree_map(lambda leaf: bind("stop_gradient", leaf), x)
 
 
 # ---------------------------------------------------------------- structure

@@ -142,11 +142,18 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 
 # ---------------------------------------------------------------- vjp and jvp
+def _signature(*names):
+    import inspect
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(n, kind) for n in names])
+
+
 class _VJPApply(Transformed):
     """(primals, cotangent) -> cotangents of the primals: what vjp's returned function runs."""
 
     def __init__(self, fun):
         super().__init__(fun, "vjp")
+        self.__signature__ = _signature("primals", "cotangent")
 
     def abstract_call(self, primals, ct):
         from .rewriters import autodiff
@@ -199,6 +206,7 @@ class _First(Transformed):
 class _JVPApply(Transformed):
     def __init__(self, fun):
         super().__init__(fun, "jvp")
+        self.__signature__ = _signature("primals", "tangents")
 
     def abstract_call(self, primals, tangents):
         from .rewriters import autodiff

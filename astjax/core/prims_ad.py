@@ -42,3 +42,20 @@ def _take_along_transpose(ct, index, *, shape, axis):
 
 define("take_along_axis_transpose", _take_along_transpose,
        lambda ct, i, *, shape, axis: AVal(tuple(shape), ct.dtype), kind="indexing")
+
+
+# ---------------------------------------------------------------- user-defined derivatives
+def _call_impl(*args, fun, **_):
+    return fun(*args)
+
+
+def _call_abstract(*avals, fun, **_):
+    return fun.out_avals
+
+
+# custom_jvp_call(*args, fun=F, jvp=J): F(*args), differentiated with the user's rule J
+define("custom_jvp_call", _call_impl, _call_abstract, multiple_results=True, kind="control")
+# custom_vjp_call(*args, fun=F, fwd=Fw, bwd=Bw, num_res=k)
+define("custom_vjp_call", _call_impl, _call_abstract, multiple_results=True, kind="control")
+# checkpoint(*args, fun=F): F's intermediates are recomputed in the reverse sweep, not stored
+define("checkpoint", _call_impl, _call_abstract, multiple_results=True, kind="control")

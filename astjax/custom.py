@@ -1,0 +1,147 @@
+"""custom_jvp, custom_vjp and checkpoint, with JAX's decorator API.
+
+    @jax.custom_jvp                          @jax.custom_vjp
+    def f(x): ...                            def f(x): ...
+    @f.defjvp                                def f_fwd(x): return f(x), residuals
+    def f_jvp(primals, tangents):            def f_bwd(residuals, g): return (x_bar,)
+        return f(x), t_out                   f.defvjp(f_fwd, f_bwd)
+
+In core form each becomes one primitive holding the function and its rule as nested bodies,
+so the rule is used wherever the function is differentiated, in any composition.
+"""
+import functools
+
+from .core.bind import bind, current_builder
+from .core.closure import close
+from .core.ir import Var
+from .errors import TransformError
+from .transforms import func_of, interpretable
+from .tree_util import tree_flatten, tree_unflatten
+
+
+class _Custom:
+    def __init__(self, fun, nondiff_argnums=()):
+        if nondiff_argnums:
+            raise TransformError("nondiff_argnums is not supported yet",
+                                 hint="close over the non-differentiable values instead")
+        self.fun = fun
+        self._building_rule = False  # the rule may call the function itself: plainly, then
+        functools.update_wrapper(self, fun, updated=())
+
+    def _plain(self, args):
+        return current_builder() is None or self._building_rule
+
+    def _flat(self, args):
+        leaves, tree = tree_flatten(tuple(args))
+        return leaves, tree
+
+
+class custom_jvp(_Custom):
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+
+    def defjvp(self, jvp):
+        self.jvp = jvp
+        return jvp
+
+    def __call__(self, *args):
+        if self._plain(args):
+            return interpretable(self.fun)(*args)
+        if self.jvp is None:
+            raise TransformError(f"custom_jvp function {self.fun.__name__} has no rule",
+                                 hint="define one with @f.defjvp")
+        leaves, tree = self._flat(args)
+        fun, out_tree, fun_outer = func_of(self.fun, tuple(args), self.fun.__name__)
+        rule = interpretable(self.jvp)
+        self._building_rule = True
+        try:
+            jvp, _, rule_outer = func_of(lambda *pt: _pair(rule(*pt)), (tuple(args), tuple(args)),
+                                         f"{self.fun.__name__}_jvp")
+        finally:
+            self._building_rule = False
+        outer = _union(fun_outer, rule_outer)
+        fun = _over(fun, len(leaves), fun_outer, outer)
+        jvp = _over(jvp, 2 * len(leaves), rule_outer, outer)
+        outs = bind("custom_jvp_call", *leaves, *outer, fun=fun, jvp=jvp, num_args=len(leaves))
+        return tree_unflatten(out_tree, outs)
+
+
+def _pair(result):
+    out, tangent = result
+    return out, tangent
+
+
+class custom_vjp(_Custom):
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args):
+        if self._plain(args):
+            return interpretable(self.fun)(*args)
+        if self.fwd is None:
+            raise TransformError(f"custom_vjp function {self.fun.__name__} has no rule",
+                                 hint="define one with f.defvjp(f_fwd, f_bwd)")
+        leaves, _ = self._flat(args)
+        name = self.fun.__name__
+        fun, out_tree, fun_outer = func_of(self.fun, tuple(args), name)
+        fwd_call = interpretable(self.fwd)
+        self._building_rule = True
+        try:
+            fwd, fwd_tree, fwd_outer = func_of(lambda *a: fwd_call(*a), tuple(args), f"{name}_fwd")
+        finally:
+            self._building_rule = False
+        res_tree = fwd_tree.children[1]
+        res_avals = [v.aval for v in fwd.outs[len(fun.outs):]]
+        bwd_call = interpretable(self.bwd)
+        residuals = tree_unflatten(res_tree, [Var(a) for a in res_avals])
+        cts = tree_unflatten(out_tree, [Var(o.aval) for o in fun.outs])
+        bwd, _, bwd_outer = func_of(lambda r, g: tuple(bwd_call(r, g)), (residuals, cts),
+                                    f"{name}_bwd")
+        outer = _union(fun_outer, fwd_outer, bwd_outer)
+        fun = _over(fun, len(leaves), fun_outer, outer)
+        fwd = _over(fwd, len(leaves), fwd_outer, outer)
+        bwd = _over(bwd, len(bwd.params) - len(bwd_outer), bwd_outer, outer)
+        outs = bind("custom_vjp_call", *leaves, *outer, fun=fun, fwd=fwd, bwd=bwd,
+                    num_args=len(leaves))
+        return tree_unflatten(out_tree, outs)
+
+
+def checkpoint(fun, **_options):
+    """fun whose intermediates are recomputed during the reverse sweep instead of stored."""
+    @functools.wraps(fun)
+    def wrapped(*args):
+        if current_builder() is None:
+            return fun(*args)
+        leaves, _ = tree_flatten(tuple(args))
+        func, out_tree, outer = func_of(fun, tuple(args), getattr(fun, "__name__", "f"))
+        return tree_unflatten(out_tree, bind("checkpoint", *leaves, *outer, fun=func))
+    return wrapped
+
+
+remat = checkpoint
+
+
+def _union(*lists) -> list:
+    seen, out = set(), []
+    for values in lists:
+        for v in values:
+            if v.id not in seen:
+                seen.add(v.id)
+                out.append(v)
+    return out
+
+
+def _over(func, n_own, own_outer, outer):
+    """func re-parameterised as (its own params..., one per value of `outer`)."""
+    mine = {v.id: p for v, p in zip(own_outer, func.params[n_own:])}
+    params = func.params[:n_own] + [mine.get(v.id) or Var(v.aval, v.hint) for v in outer]
+    func.params = params
+    return func
+
+
+__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "close"]
