@@ -246,16 +246,17 @@ define("dynamic_update_slice", _dynamic_update_slice, lambda a, u, *s: a.strong(
 
 # ---------------------------------------------------------------- contraction and sorting
 def _dot_general(a, b, *, dimension_numbers):
+    """As a batched matmul (BLAS): each operand laid out as (batch, free, contracted)."""
     (lc, rc), (lb, rb) = dimension_numbers
     a, b = np.asarray(a), np.asarray(b)
-    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-    sa = [next(letters) for _ in range(a.ndim)]
-    sb = [next(letters) for _ in range(b.ndim)]
-    for i, j in zip(lc + lb, rc + rb):
-        sb[j] = sa[i]
-    out = ([sa[i] for i in lb] + [s for i, s in enumerate(sa) if i not in lc + lb]
-           + [s for j, s in enumerate(sb) if j not in rc + rb])
-    return np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b, optimize=True)
+    a_free = [i for i in range(a.ndim) if i not in lc and i not in lb]
+    b_free = [i for i in range(b.ndim) if i not in rc and i not in rb]
+    batch = [a.shape[i] for i in lb]
+    size = lambda x, axes: int(np.prod([x.shape[i] for i in axes], dtype=np.int64))  # noqa: E731
+    a2 = a.transpose(list(lb) + a_free + list(lc)).reshape(batch + [size(a, a_free), size(a, lc)])
+    b2 = b.transpose(list(rb) + list(rc) + b_free).reshape(batch + [size(b, rc), size(b, b_free)])
+    out = np.matmul(a2, b2)
+    return out.reshape(batch + [a.shape[i] for i in a_free] + [b.shape[i] for i in b_free])
 
 
 def _dot_general_abstract(a, b, *, dimension_numbers):
