@@ -355,7 +355,7 @@ def fori_loop(lower, upper, body_fun, init_val):
     return while_loop(loop_cond, loop_body, (start, init_val))[1]
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None, x_names=None):
     x_leaves, x_tree = tree_flatten(xs)
     length = _scan_length(x_leaves, length)
     if not _compiling():
@@ -365,12 +365,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None):
         keep, inject, drop = _static_positions(init, still)
         names = [names[i] for i in keep] if names else None
         carry, ys = scan(lambda c, x: _drop_carry(f(inject(c), x), drop), drop(init), xs,
-                         length, reverse, unroll, names)
+                         length, reverse, unroll, names, x_names)
         return inject(carry), ys
     c_leaves, c_tree = tree_flatten(init)
     c_avals = _avals(c_leaves)
     x_avals = [AVal(a.shape[1:], a.dtype) for a in _avals(x_leaves)]
-    names = _leaf_names(init, names) + [f"x_{p}" if p else "x" for p in leaf_paths(xs)]
+    x_paths = leaf_paths(xs)
+    if x_names is None or len(x_names) != len(x_paths):
+        x_names = [f"x_{p}" if p else "x" for p in x_paths]
+    names = _leaf_names(init, names) + list(x_names)
     in_tree = tree_flatten((init, xs))[1]
     for _ in range(3):
         body = build_body(lambda c, x: f(c, x), in_tree, c_avals + x_avals, names)

@@ -202,9 +202,9 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         namespace = frame.function.globals
         if name in namespace:
             return self._outer_value(namespace, name, namespace[name], (id(namespace), name))
-        if name == "range":
-            from .pyflow import make_range
-            return make_range
+        if name in ("range", "enumerate", "zip"):
+            from . import pyflow
+            return getattr(pyflow, f"make_{name}")
         if name in resolve.BUILTINS:
             return self._builtin(name)
         raise UndefinedNameError(f"name {name!r} is not defined", self.loc(node, frame),

@@ -169,6 +169,10 @@ class ControlFlowMixin:
         if isinstance(iterable, _DynamicRange):
             self._convert_for_range(node, iterable, frame)
             return
+        if isinstance(iterable, ArrayIteration) and iterable.converts():
+            self.set_loc(node.iter, frame)
+            self._convert_for_array(node, iterable.stacked(), frame, iterable.item)
+            return
         for value in iterable:
             self.assign(node.target, value, frame)
             try:
@@ -179,10 +183,11 @@ class ControlFlowMixin:
                 continue
         self.exec_block(_else_body(node.orelse), frame)
 
-    def _convert_for_array(self, node: cst.For, xs, frame):
-        """for row in xs (an array) -> lax.scan over its leading axis."""
+    def _convert_for_array(self, node: cst.For, xs, frame, item=lambda x: x):
+        """for row in xs (an array) -> lax.scan over its leading axis; `item` makes the loop
+        variable's value from the scanned slices (enumerate and zip over arrays)."""
         import astjax.control as control
-        if xs.ndim == 0:
+        if isinstance(xs, Var) and xs.ndim == 0:
             raise ControlFlowError("iteration over a 0-d array", self.loc(node.iter, frame))
         names = self._carried(node, node.body.body, frame)
 
@@ -190,14 +195,15 @@ class ControlFlowMixin:
             saved = dict(frame.env)
             try:
                 frame.env.update(zip(names, carry))
-                self.assign(node.target, x, frame)
+                self.assign(node.target, item(x), frame)
                 self._exec_converted(node.body.body, frame, node)
                 return tuple(self._output_value(n, frame, node) for n in names), None
             finally:
                 frame.env = saved
 
         init = tuple(frame.env[n] for n in names)
-        results, _ = control.scan(step, init, xs, names=list(names))
+        results, _ = control.scan(step, init, xs, names=list(names),
+                                  x_names=_target_names(node.target))
         for name, value in zip(names, results):
             self._bind_result(name, value, frame)
 
@@ -220,6 +226,59 @@ class ControlFlowMixin:
         results = control.fori_loop(rng.start, rng.stop, body, init)
         for name, value in zip(names, results):
             self._bind_result(name, value, frame)
+
+
+class ArrayIteration:
+    """enumerate(...) / zip(...) over arrays, as compiled code sees them: a `for` over one is
+    converted to a scan; anywhere else it iterates like Python (one slice per step)."""
+
+    def __init__(self, arrays, with_index: bool, start: int = 0):
+        self.arrays, self.with_index, self.start = list(arrays), with_index, start
+
+    def converts(self) -> bool:
+        return all(isinstance(a, Var) and a.ndim > 0 for a in self.arrays)
+
+    def stacked(self):
+        from ..core.bind import bind
+        n = self.arrays[0].shape[0]
+        for a in self.arrays[1:]:
+            if a.shape[0] != n:
+                raise ControlFlowError(f"zip over arrays of lengths {n} and {a.shape[0]}")
+        if not self.with_index:
+            return tuple(self.arrays)
+        index = bind("iota", dtype="int64", shape=(n,), dimension=0)
+        return (bind("add", index, self.start) if self.start else index, self.arrays[0])
+
+    def item(self, slices):
+        return tuple(slices)
+
+    def __iter__(self):
+        rows = zip(*self.arrays)
+        if self.with_index:
+            return ((self.start + i, row[0]) for i, row in enumerate(rows))
+        return iter(rows)
+
+
+def _target_names(target) -> list:
+    """The loop variable names of `for <target> in ...` (for readable scan parameters)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        names = [_target_names(e.value) for e in target.elements]
+        return [n for group in names for n in group] if all(names) else []
+    return []
+
+
+def make_enumerate(iterable, start=0):
+    if isinstance(iterable, Var):
+        return ArrayIteration([iterable], with_index=True, start=start)
+    return enumerate(iterable, start)
+
+
+def make_zip(*iterables):
+    if iterables and any(isinstance(x, Var) for x in iterables):
+        return ArrayIteration(iterables, with_index=False)
+    return zip(*iterables)
 
 
 class _DynamicRange:
