@@ -3,7 +3,7 @@
     import astjax as jax
     import astjax.numpy as jnp
 """
-from . import lax, nn, numpy, tree_util  # noqa: F401
+from . import debug, lax, nn, numpy, tree_util  # noqa: F401
 from .custom import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
 from .errors import AstjaxError  # noqa: F401
 from .jit import jit  # noqa: F401

@@ -59,3 +59,13 @@ define("custom_jvp_call", _call_impl, _call_abstract, multiple_results=True, kin
 define("custom_vjp_call", _call_impl, _call_abstract, multiple_results=True, kind="control")
 # checkpoint(*args, fun=F): F's intermediates are recomputed in the reverse sweep, not stored
 define("checkpoint", _call_impl, _call_abstract, multiple_results=True, kind="control")
+
+
+# ---------------------------------------------------------------- effects
+def _debug_print(*values, fmt):
+    print(fmt.format(*[np.asarray(v) for v in values]))
+    return ()
+
+
+# debug_print(*values, fmt=...): prints when the compiled code runs; never removed as dead code
+define("debug_print", _debug_print, lambda *avals, fmt: [], multiple_results=True, kind="effect")
