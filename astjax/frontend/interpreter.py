@@ -351,8 +351,8 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
     # ------------------------------------------------------------ assignment
     def assign(self, target, value, frame: Frame):
         if isinstance(target, cst.Name):
-            if isinstance(value, Var) and not value.hint:
-                value.hint = target.value
+            if isinstance(value, Var) and not value.hint and target.value != "_return_value":
+                value.hint = target.value  # (the rewriters' return slot names nothing)
             frame.env[target.value] = value
         elif isinstance(target, (cst.Tuple, cst.List)):
             self._unpack(target, value, frame)
