@@ -1,0 +1,70 @@
+"""Helpers shared by the batching rules.
+
+Contract of a rule (registered with `register("batch", name, rule)`):
+
+    rule(args, dims, *, axis_size, **params) -> (out, out_dim)        one result
+                                             -> (outs, out_dims)      multiple_results
+
+`args` are the (already batched) operands, `dims[i]` is 0 when args[i] carries the batch axis
+(always first) and None when it is the same for every example. Rules emit table primitives
+with `bind`, so their output is ordinary core form that every other transformation handles.
+"""
+import numpy as np
+
+from astjax.core.bind import aval, bind
+from astjax.core.primitives import register
+
+
+def rule(*names):
+    """Decorator: register the function as the batching rule of each named primitive."""
+    def register_rule(fn):
+        for name in names:
+            register("batch", name, fn)
+        return fn
+    return register_rule
+
+
+def moveaxis(x, src: int, dst: int):
+    """x with axis `src` moved to position `dst` (a transpose, or x itself when in place)."""
+    ndim = aval(x).ndim
+    src, dst = src % ndim, dst % ndim
+    if src == dst:
+        return x
+    order = [i for i in range(ndim) if i != src]
+    order.insert(dst, src)
+    return bind("transpose", x, permutation=tuple(order))
+
+
+def batched(x, dim, axis_size: int):
+    """x with its batch axis at 0: an unbatched x is broadcast to (axis_size, *shape)."""
+    if dim is not None:
+        return x
+    shape = aval(x).shape
+    return bind("broadcast_in_dim", x, shape=(axis_size,) + tuple(shape),
+                broadcast_dimensions=tuple(range(1, len(shape) + 1)))
+
+
+def lift_rank(x, rank: int):
+    """A batched x of shape (B, *s) as (B, 1, ..., 1, *s) with `rank` dims after the batch axis,
+    so that NumPy broadcasting (which aligns trailing dims) meets unbatched operands correctly."""
+    shape = aval(x).shape
+    missing = rank - (len(shape) - 1)
+    if missing <= 0:
+        return x
+    return bind("reshape", x, new_sizes=(shape[0],) + (1,) * missing + tuple(shape[1:]))
+
+
+def lane_mask(pred, like):
+    """A batched (B,) predicate shaped (B, 1, ..., 1) to select between batched values `like`."""
+    return lift_rank(pred, aval(like).ndim - 1)
+
+
+def lane_offsets(axis_size: int, stride: int, ndim: int, dtype):
+    """(B, 1, ..., 1) (ndim dims in all) holding b * stride: per-lane offsets into a flat axis."""
+    lanes = bind("iota", dtype=np.dtype(dtype).name, shape=(axis_size,), dimension=0)
+    offsets = bind("mul", lanes, np.asarray(stride, dtype))
+    return bind("reshape", offsets, new_sizes=(axis_size,) + (1,) * (ndim - 1))
+
+
+def shift(axes, by: int = 1) -> tuple:
+    return tuple(a + by for a in axes)
