@@ -344,14 +344,15 @@ def fori_loop(lower, upper, body_fun, init_val):
         def step(carry, _):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
-        (_, val), _ = scan(step, (np.int64(lower), init_val), None, length=max(upper - lower, 0))
+        # the counter is a Python int (weakly typed): float32 * i stays float32, as in JAX
+        (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0))
         return val
     def loop_cond(carry):
         return carry[0] < upper
     def loop_body(carry):
         i, val = carry
         return i + 1, body_fun(i, val)
-    start = lower if isinstance(lower, Var) else np.int64(lower)
+    start = lower if isinstance(lower, Var) else int(lower)
     return while_loop(loop_cond, loop_body, (start, init_val))[1]
 
 

@@ -80,15 +80,21 @@ def function_source(fn) -> FunctionSource:
     if code is None:
         raise SourceUnavailableError(f"{fn!r} is not a Python function with source code")
     parsed = parse_file(code.co_filename)
-    if fn.__name__ == "<lambda>":
-        node = _find_lambda(parsed, code)
-    else:
-        node = _find_def(parsed, code, fn.__name__)
+    key = (parsed.path, parsed.digest, fn.__name__, code.co_firstlineno,
+           next((p for p in code.co_positions() if p[0] is not None and p[3]), None))
+    node = _NODES.get(key)
+    if node is None:
+        node = _find_lambda(parsed, code) if fn.__name__ == "<lambda>" else \
+            _find_def(parsed, code, fn.__name__)
+        _NODES[key] = node
     if node is None:
         raise SourceUnavailableError(
             f"cannot find the source of {fn.__qualname__} in {code.co_filename}",
             hint="the file may have changed since it was imported; re-import it")
     return FunctionSource(parsed, node, fn.__name__)
+
+
+_NODES: dict = {}  # (file, digest, name, first line, first position) -> node
 
 
 def _find_def(parsed: ParsedFile, code, name: str):
