@@ -795,6 +795,226 @@ def _hypot(x, y):
 
 
 # ==========================================================================================
+# erf, erfc, erfinv
+# ==========================================================================================
+# |x| < 1/2: erf(x) = x + x*P(x^2) (P[0] = 2/sqrt(pi) - 1: the 1 is exact)
+ERF_P32 = [0.12837916709551257, -0.37612637877464294, 0.11283791065216064,
+           -0.026866108179092407, 0.00522327097132802, -0.00085065996972844,
+           0.00010820553870871663]
+ERF_P64 = [0.12837916709551257, -0.37612638903183754, 0.11283791670955123,
+           -0.026866170645130014, 0.005223977625402676, -0.000854832701608111,
+           0.00012055332124017366, -1.4925586154570445e-05, 1.6459020462147536e-06,
+           -1.6272876521522342e-07, 1.3212271411130885e-08]
+# |x| >= 1/2: erfc(x) = exp(-x^2) * g(x); g(x) = G(x - c) on [1/2,3/2], [3/2,3], [3,9/2],
+# and g(x) = H(1/x^2)/x beyond (vecmath_fit, relative error <= 1.2e-16 / 5.4e-8).
+ERFC_C = [1.0, 2.25, 3.75]
+ERFC_G32 = [
+    [0.42758357524871826, -0.2732119560241699, 0.15437160432338715, -0.07922990620136261,
+     0.03757215291261673, -0.016619525849819183, 0.006962875369936228,
+     -0.002992906840518117, 0.00111334805842489],
+    [0.23108725249767303, -0.08848650008440018, 0.03199262544512749, -0.01100204698741436,
+     0.0036189951933920383, -0.0011438641231507063, 0.00034855393460020423,
+     -0.00010217336966888979, 2.9245915357023478e-05, -9.106659490498714e-06,
+     2.4248820409411564e-06],
+    [0.14558972418308258, -0.03645625710487366, 0.008878755383193493,
+     -0.0021073035895824432, 0.0004882253415416926, -0.00011044676648452878,
+     2.4492777811246924e-05, -5.638163202092983e-06, 1.1960003121203044e-06],
+    [0.564189612865448, -0.2820947468280792, 0.42313116788864136, -1.056441307067871,
+     3.6142218112945557, -13.69631576538086, 36.13172149658203],
+]
+ERFC_G64 = [
+    [0.427583576155807, -0.27321201478389856, 0.15437156137190824, -0.07922696894132707,
+     0.03757229621531209, -0.016661869090398986, 0.006970142374081702,
+     -0.002769064776139709, 0.0010502694178827052, -0.00038195452579959055,
+     0.00013366276482453004, -4.5143915996252046e-05, 1.475459714110395e-05,
+     -4.675651732632293e-06, 1.4340706719707211e-06, -4.3045685232087955e-07,
+     1.37816780801666e-07, -3.8634396189819615e-08],
+    [0.23108725873039188, -0.08848650280874916, 0.031992627410705875, -0.01100206075644028,
+     0.00361899535437642, -0.0011437284836498638, 0.0003485354217101899,
+     -0.00010272108117186264, 2.935325042986281e-05, -8.150283398402501e-06,
+     2.2030062708633777e-06, -5.806316735886905e-07, 1.494800923910488e-07,
+     -3.7608614036941865e-08, 9.1790160141115e-09, -2.2201977474777542e-09,
+     6.054039535322814e-10, -1.38545542004836e-10],
+    [0.14558972127503855, -0.03645625753272353, 0.008878755527325297, -0.00210728287016911,
+     0.0004882223820956247, -0.00011057957492429224, 2.4516325375445297e-05,
+     -5.326672789206985e-06, 1.1353256137201303e-06, -2.3760039513016965e-07,
+     4.886477633086532e-08, -9.883138980986704e-09, 1.9673186681133353e-09,
+     -3.855990018870419e-10, 7.420873181095426e-11, -1.4136075331896702e-11,
+     2.9020398492626965e-12, -5.346235001558145e-13],
+    [0.5641895835477563, -0.2820947917738733, 0.42314218765418643, -1.0578554655800756,
+     3.702493134538369, -16.661052432293157, 91.61771435580546, -594.185857340118,
+     4388.3199380581655, -34846.99050708691, 269035.75250138325, -1749519.1678208304,
+     7933415.075216558, -17907881.37073186],
+]
+
+
+def _erf_small(x):
+    z = x * x
+    return fma(x, poly(z, ERF_P32 if x.is32 else ERF_P64), x)
+
+
+def _erfc_pos(a):
+    """erfc(a) for a >= 1/2 (inf/nan ok: clamped).  The interval's coefficients are picked
+    by select, so one Horner chain serves all four pieces."""
+    amax = _c(a, 10.1, 27.3)  # erfc underflows to 0 beyond
+    a = select(a < amax, a, a.f(amax))  # nan -> amax, fixed by callers
+    conds = [a < 1.5, a < 3.0, a < 4.5]
+    tab = ERFC_G32 if a.is32 else ERFC_G64
+    n = max(len(c) for c in tab)
+    coef = [_pick(conds, [c[j] if j < len(c) else 0.0 for c in tab], a) for j in range(n)]
+    far = ~conds[2]
+    t = select(far, 1.0 / (a * a), a - _pick(conds, ERFC_C + [0.0], a))
+    acc = coef[-1]
+    for cj in reversed(coef[:-1]):
+        acc = fma(acc, t, cj)
+    g = select(far, acc / a, acc)
+    sh, sl = two_prod(a, a)  # exp(-a^2) with a^2 exact as sh + sl
+    e = _exp_core(-sh)
+    return fma(-e, sl, e) * g
+
+
+def _erf(x):
+    a = _fabs(x)
+    big = _copysign(1.0 - _erfc_pos(a), x)
+    res = select(a < 0.5, _erf_small(x), big)
+    return select(isnan(x), x, res)
+
+
+def _erfc(x):
+    a = _fabs(x)
+    ec = _erfc_pos(a)
+    res = select(a < 0.5, 1.0 - _erf_small(x), select(x > 0.0, ec, 2.0 - ec))
+    return select(isnan(x), x, res)
+
+
+# Giles, "Approximating the erfinv function" (single precision), w = -log((1-x)(1+x))
+ERFINV_C = [1.50140941, 0.246640727, -0.00417768164, -0.00125372503, 0.00021858087,
+            -4.39150654e-06, -3.5233877e-06, 3.43273939e-07, 2.81022636e-08]  # w < 5
+ERFINV_T = [2.83297682, 1.00167406, 0.00943887047, -0.0076224613, 0.00573950773,
+            -0.00367342844, 0.00134934322, 0.000100950558, -0.000200214257]  # w >= 5
+# float64 only: w >= 16 (|x| > 1 - 2**-24), poly in sqrt(w) - 5 (vecmath_fit)
+ERFINV_T64 = [4.849906401400408, 1.0103004653418781, -0.00013872194469471226,
+              -0.00021502724804577184, 7.599111445772823e-05, -1.9654427746620634e-05,
+              4.479714899509315e-06, -9.673275897724954e-07, 2.1233769457746472e-07,
+              -3.5048809169606145e-08]  # relative error 6e-12 on w in [16, 38]
+TWO_OVER_SQRTPI = 1.1283791670955126
+
+
+def _erfinv(x):
+    """Giles' approximation, then one Newton step (float32) or Halley step (float64) on
+    erf(y) = |x|, with the residual from erfc near 1 so the tails keep relative accuracy."""
+    a = _fabs(x)
+    ac = select(a < 1.0, a, a.f(0.5))  # keep the guess finite; edges fixed below
+    w = -_log((1.0 - ac) * (1.0 + ac))
+    central = w < 5.0
+    tail = select(central, w - 2.5, _vsqrt(w) - 3.0)
+    coef = [select(central, w.f(c), w.f(t)) for c, t in zip(ERFINV_C, ERFINV_T)]
+    if not x.is32 and ERFINV_T64 is not None:
+        far = w >= 16.0
+        tail = select(far, _vsqrt(w) - 5.0, tail)
+        coef = [select(far, w.f(t), c) for c, t in zip(coef, ERFINV_T64)]
+        coef += [select(far, w.f(t), w.f(0.0)) for t in ERFINV_T64[len(coef):]]
+    acc = coef[-1]
+    for cj in reversed(coef[:-1]):
+        acc = fma(acc, tail, cj)
+    y = acc * ac
+    # residual erf(y) - a, accurately: from erfc where a is near 1
+    near1 = ac >= 0.52
+    r = select(near1, (1.0 - ac) - _erfc_pos(select(near1, y, y.f(0.5))),
+               _erf_small(select(near1, y.f(0.0), y)) - ac)
+    d = r / (TWO_OVER_SQRTPI * _exp_core(-(y * y)))
+    y = y - (d if x.is32 else d / fma(y, d, 1.0))
+    res = _copysign(y, x)
+    res = select(a.eq(1.0), _copysign(x.f(INF), x), res)
+    res = select(a > 1.0, x.f(NAN), res)
+    return select(isnan(x) | a.eq(0.0), x, res)
+
+
+# ==========================================================================================
+# pow
+# ==========================================================================================
+TWO_THIRDS_HI, TWO_THIRDS_LO = 0.6666666666666666, 3.700743415417188e-17
+
+
+def _dd_mul(ah, al, bh, bl):
+    p, e = two_prod(ah, bh)
+    return fast_two_sum(p, e + (ah * bl + al * bh))
+
+
+def _log_dd(x):
+    """log(x) for positive finite x as (hi, lo) with ~2**-64 relative error (float64).
+
+    log(x) = k ln2 + 2 atanh(s), s = f/(2+f) kept as a double-word, the s**3 term in
+    double-word too; only s**5 * R(s**2) (below 2**-12 of the result) in plain double."""
+    k, f = _log_split(x)
+    d = f + 2.0
+    dl = f - (d - 2.0)  # exact: 2 + f = d + dl
+    sh = f / d
+    sl = fma(-sh, dl, fma(-sh, d, f)) / d
+    z = sh * sh
+    s2h, s2l = two_prod(sh, sh)
+    s2l = s2l + 2.0 * sh * sl
+    s3h, s3l = _dd_mul(s2h, s2l, sh, sl)
+    t3h, t3l = _dd_mul(s3h, s3l, x.f(TWO_THIRDS_HI), x.f(TWO_THIRDS_LO))
+    # 2 atanh(s) - 2s - 2 s^3/3 = s^5 * sum 2 z^j/(2j+5): Taylor, |z| <= 0.0295
+    R = poly(z, [2.0 / (2 * j + 5) for j in range(11)])
+    s5 = s3h * z
+    h, l = two_sum(k * LOG_LN2_HI_64, 2.0 * sh)  # k*ln2_hi exact (trailing zeros)
+    h, l2 = two_sum(h, t3h)
+    l = l + l2 + (2.0 * sl + t3l + fma(s5, R, k * LOG_LN2_LO_64))
+    return fast_two_sum(h, l)
+
+
+def _exp_dd(th, tl):
+    """e**(th + tl), float64, th clamped here."""
+    lo, hi = _exp_limits(th)
+    inside = (th > lo) & (th < hi)
+    t = _clamp(th, lo, hi)
+    r, n = _exp_reduce(t)
+    r = r + select(inside, tl, th.f(0.0))
+    p = fma(r * r, poly(r, EXP_P64), r) + 1.0
+    return _scale(p, n)
+
+
+def _is_int(y):
+    return _trunc(y).eq(y)
+
+
+def _pow64(x, y):
+    """C99/NumPy pow for float64: |x|**y = exp(y log|x|) with log and the product in
+    double-word; sign and edge cases by select."""
+    ax = _fabs(x)
+    ok = (ax > 0.0) & (ax < INF)
+    lh, ll = _log_dd(select(ok, ax, x.f(1.0)))
+    th, tl = two_prod(y, lh)
+    tl = fma(y, ll, tl)
+    r = _exp_dd(th, tl)
+    # |x| = 0 or inf: the sign of y*log|x| decides between 0 and inf
+    big = select(ax > 1.0, y > 0.0, y < 0.0)  # |x|**y -> inf?
+    r = select(ok, r, select(big, x.f(INF), x.f(0.0)))
+    # y = +-inf: |x| < 1 / > 1 decide; |x| = 1 -> 1
+    yinf = _fabs(y).eq(INF)
+    r = select(yinf, select(ax.eq(1.0), x.f(1.0), select(big, x.f(INF), x.f(0.0))), r)
+    # negative x: integer y keeps (-1)**y, anything else finite is nan
+    yfin = _fabs(y) < INF
+    yint = _is_int(y) | ~yfin
+    half = y * 0.5
+    odd = yfin & _is_int(y) & ~_is_int(half)
+    neg = signbit(x) & ~isnan(x)
+    r = select(neg & odd, -r, r)
+    r = select(neg & ~yint & (ax > 0.0) & (ax < INF), x.f(NAN), r)
+    r = select(isnan(x) | isnan(y), x + y, r)
+    return select(y.eq(0.0) | x.eq(1.0), x.f(1.0), r)
+
+
+def _pow(x, y):
+    """x**y; float32 goes through the float64 algorithm (|y log x| needs ~40 bits)."""
+    if x.is32:
+        return _pow64(x.to(F64), y.to(F64)).to(F32)
+    return _pow64(x, y)
+
+
+# ==========================================================================================
 # Thin wrappers
 # ==========================================================================================
 def _sqrt(x):
@@ -859,6 +1079,11 @@ arccosh = _register("arccosh", _arccosh, 1)
 arctanh = _register("arctanh", _arctanh, 1)
 cbrt = _register("cbrt", _cbrt, 1)
 hypot = _register("hypot", _hypot, 2)
+pow = _register("pow", _pow, 2)
+erf = _register("erf", _erf, 1)
+erfc = _register("erfc", _erfc, 1)
+erfinv = _register("erfinv", _erfinv, 1)
+power = pow
 sqrt = _register("sqrt", _sqrt, 1)
 abs = _register("abs", _abs, 1)
 absolute = abs

@@ -46,6 +46,36 @@ def _np_logistic(x):
         return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype)
 
 
+def _mp_erfinv(x):
+    if abs(x) > 1:
+        return mp.nan
+    return mp.inf * mp.sign(x) if abs(x) == 1 else mp.erfinv(x)
+
+
+_verf = np.vectorize(math.erf, otypes=[F64])
+_verfc = np.vectorize(math.erfc, otypes=[F64])
+
+
+def _np_erfinv(x):
+    """float64 oracle for the float32 checks: Newton on libm's erf/erfc (the residual from
+    erfc near 1), from a crude start; converges to ~1 ulp of float64."""
+    x = np.asarray(x, F64)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        w = -np.log((1 - a) * (1 + a))  # start: Giles' single-precision formula
+        y = np.where(w < 5, np.polyval([2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                                        -4.39150654e-06, 0.00021858087, -0.00125372503,
+                                        -0.00417768164, 0.246640727, 1.50140941], w - 2.5),
+                     np.polyval([-0.000200214257, 0.000100950558, 0.00134934322,
+                                 -0.00367342844, 0.00573950773, -0.0076224613,
+                                 0.00943887047, 1.00167406, 2.83297682], np.sqrt(w) - 3)) * a
+        for _ in range(6):
+            r = np.where(a < 0.5, _verf(y) - a, (1 - a) - _verfc(y))
+            y = y - r / (2 / np.sqrt(np.pi) * np.exp(-y * y))
+        y = np.where(a == 1, np.inf, np.where(a > 1, np.nan, y))
+        return np.where(x == 0, x, np.copysign(y, x))
+
+
 ORACLES = {
     # name: (numpy float64 function, mpmath function)
     "exp": (np.exp, mp.exp),
@@ -70,6 +100,9 @@ ORACLES = {
     "arccosh": (np.arccosh, lambda x: mp.acosh(x) if x >= 1 else mp.nan),
     "arctanh": (np.arctanh, lambda x: mp.atanh(x) if abs(x) < 1 else (mp.inf * x if abs(x) == 1 else mp.nan)),
     "cbrt": (np.cbrt, lambda x: mp.cbrt(x) if x >= 0 else -mp.cbrt(-x)),
+    "erf": (np.vectorize(math.erf, otypes=[F64]), lambda x: mp.erf(x) if abs(x) < 30 else mp.sign(x)),
+    "erfc": (np.vectorize(math.erfc, otypes=[F64]), lambda x: mp.erfc(x) if abs(x) < 30 else 1 - mp.sign(x)),
+    "erfinv": (_np_erfinv, _mp_erfinv),
     "sqrt": (np.sqrt, lambda x: mp.sqrt(x) if x >= 0 else mp.nan),
     "abs": (np.abs, abs),
 }
@@ -98,6 +131,9 @@ DOMAINS = {
     "arccosh": [(1, 5), (1, 1.01), (1, 1e5)],
     "arctanh": [(-1, 1), (0.4, 0.6), (0.99, 1)],
     "cbrt": [(-10, 10), (-1e30, 1e30), (-1e-3, 1e-3)],
+    "erf": [(-6, 6), (-1, 1), (-0.6, 0.6), (-30, 30)],
+    "erfc": [(-6, 11), (-1, 1), (0, 28), (-30, 30)],
+    "erfinv": [(-1, 1), (0.99, 1), (-0.6, 0.6), (0.999999, 1)],
     "sqrt": [(0, 100)],
     "abs": [(-100, 100)],
 }
@@ -187,7 +223,7 @@ def _mp_nonfinite(name, v):
     # NumPy defines the answer at +-inf and +-0 (mpmath has no signed zero); the exact
     # special values are tested against NumPy separately.
     with np.errstate(all="ignore"):
-        return float(ORACLES[name][0](np.float64(v)))
+        return float(ORACLES[name][0](np.array([v], F64))[0])  # array path (scalars differ)
 
 
 def np_ref(name, x):
@@ -362,10 +398,20 @@ def test_libm_detector_sees_numba_np_exp():
 
 # ---------------------------------------------------------------------------------------
 # Binary functions
+def _mp_pow(x, y):
+    if x < 0:
+        if y != int(y):
+            return mp.nan
+        r = mp.power(-x, y)
+        return -r if int(y) % 2 else r
+    return mp.power(x, y)
+
+
 BINARY = {
     # name: (numpy float64 oracle, mpmath oracle or None, (lo, hi) sweep box)
     "arctan2": (np.arctan2, lambda y, x: mp.atan2(y, x), (-10, 10)),
     "hypot": (np.hypot, lambda x, y: mp.sqrt(x * x + y * y), (-1e3, 1e3)),
+    "pow": (np.power, _mp_pow, (-30, 30)),
     "logaddexp": (np.logaddexp, lambda a, b: max(a, b) + mp.log1p(mp.exp(-abs(a - b))), (-100, 100)),
     "logaddexp2": (np.logaddexp2,
                    lambda a, b: max(a, b) + mp.log1p(mp.mpf(2) ** -abs(a - b)) / mp.log(2), (-100, 100)),
@@ -412,7 +458,8 @@ def bmp_ref(name, x, y):
     for i, (a, b) in enumerate(zip(x.tolist(), y.tolist())):
         if not (math.isfinite(a) and math.isfinite(b)) or a == 0 or b == 0:
             with np.errstate(all="ignore"):
-                hi[i], lo[i] = float(BINARY[name][0](np.float64(a), np.float64(b))), 0.0
+                hi[i] = float(BINARY[name][0](np.array([a], F64), np.array([b], F64))[0])
+                lo[i] = 0.0
             continue
         r = f(mp.mpf(a), mp.mpf(b))
         h = float(r)

@@ -1,0 +1,187 @@
+"""Benchmark of astjax.backends.vecmath (issue 6).
+
+Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
+ufunc (single-threaded, as NumPy is) and against Numba's own ``np.*``/``math.*`` (scalar libm)
+in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
+
+Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
+with vecmath, side by side with ``jax.jit`` and NumPy in the same run.
+
+Times are medians (and minima) of --reps runs after warm-up; ratios compare medians, as
+/work/shared/bench/README.md asks (the machines are shared and noisy).
+
+    python bench/vecmath_bench.py [--reps 30] [--n 4000000] [--only exp,sin]
+"""
+import argparse
+import math
+import time
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from astjax.backends import vecmath as vm
+
+F32 = np.float32
+
+# name: (numpy reference or None, numba-libm expression or None, input domain)
+# domain: "normal" = standard normal; "pos" = |x| + 1e-3; "unit" = tanh(x) (open (-1, 1));
+# "ge1" = 1 + |x|.
+UNARY = {
+    "exp": ("np.exp", "np.exp(v)", "normal"),
+    "exp2": ("np.exp2", "np.exp2(v)", "normal"),
+    "expm1": ("np.expm1", "np.expm1(v)", "normal"),
+    "log": ("np.log", "np.log(v)", "pos"),
+    "log2": ("np.log2", "np.log2(v)", "pos"),
+    "log10": ("np.log10", "np.log10(v)", "pos"),
+    "log1p": ("np.log1p", "np.log1p(v)", "pos"),
+    "sinh": ("np.sinh", "np.sinh(v)", "normal"),
+    "cosh": ("np.cosh", "np.cosh(v)", "normal"),
+    "tanh": ("np.tanh", "np.tanh(v)", "normal"),
+    "logistic": ("lambda x: 1 / (1 + np.exp(-x))", "1 / (1 + np.exp(-v))", "normal"),
+    "softplus": ("lambda x: np.logaddexp(x, F32(0))", "np.logaddexp(v, F32(0))", "normal"),
+    "sin": ("np.sin", "np.sin(v)", "normal"),
+    "cos": ("np.cos", "np.cos(v)", "normal"),
+    "tan": ("np.tan", "np.tan(v)", "normal"),
+    "arcsin": ("np.arcsin", "np.arcsin(v)", "unit"),
+    "arccos": ("np.arccos", "np.arccos(v)", "unit"),
+    "arctan": ("np.arctan", "np.arctan(v)", "normal"),
+    "arcsinh": ("np.arcsinh", "np.arcsinh(v)", "normal"),
+    "arccosh": ("np.arccosh", "np.arccosh(v)", "ge1"),
+    "arctanh": ("np.arctanh", "np.arctanh(v)", "unit"),
+    "erf": (None, "math.erf(v)", "normal"),
+    "erfc": (None, "math.erfc(v)", "normal"),
+    "erfinv": (None, None, "unit"),
+    "cbrt": ("np.cbrt", "np.cbrt(v)", "normal"),
+    "sqrt": ("np.sqrt", "np.sqrt(v)", "pos"),
+    "abs": ("np.abs", "np.abs(v)", "normal"),
+}
+BINARY = {
+    "arctan2": ("np.arctan2", "np.arctan2(v, w)", "normal"),
+    "hypot": ("np.hypot", "np.hypot(v, w)", "normal"),
+    "logaddexp": ("np.logaddexp", "np.logaddexp(v, w)", "normal"),
+    "pow": ("np.power", "np.power(v, w)", "pos"),
+}
+
+
+def _inputs(n):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(n).astype(F32)
+    y = rng.standard_normal(n).astype(F32)
+    return {
+        "normal": (x, y),
+        "pos": (np.abs(x) + F32(1e-3), y),
+        "unit": (np.tanh(x), y),
+        "ge1": (np.abs(x) + F32(1), y),
+    }
+
+
+def _kernel(expr, binary):
+    """A prange loop allocating its output, like a generated fused kernel."""
+    args = "x, y" if binary else "x"
+    w = "        w = y[i]\n" if binary else ""
+    src = (f"def k({args}):\n    out = np.empty_like(x)\n    for i in prange(x.size):\n"
+           f"        v = x[i]\n{w}        out[i] = {expr}\n    return out\n")
+    ns = {"np": np, "math": math, "vm": vm, "prange": prange, "F32": F32}
+    exec(src, ns)
+    return njit(parallel=True)(ns["k"])
+
+
+def _time(fn, args, reps):
+    fn(*args)  # warm-up (and compile)
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn(*args)
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts)) * 1e3, float(np.min(ts)) * 1e3
+
+
+def bench_functions(n, reps, only):
+    data = _inputs(n)
+    rows = []
+    table = [(k, v, False) for k, v in UNARY.items()] + [(k, v, True) for k, v in BINARY.items()]
+    for name, (npref, libm, dom), binary in table:
+        if only and name not in only:
+            continue
+        x, y = data[dom]
+        args = (x, y) if binary else (x,)
+        ours = _time(_kernel(f"vm.{name}(v, w)" if binary else f"vm.{name}(v)", binary), args, reps)
+        npt = _time(eval(npref, {"np": np, "F32": F32}), args, reps) if npref else None
+        nbt = _time(_kernel(libm, binary), args, reps) if libm else None
+        rows.append((name, ours, npt, nbt))
+    print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
+          "times in ms (median / min); ratio = their median / ours")
+    print(f"{'function':<11}{'vecmath':>15}{'numpy':>15}{'numba-libm':>15}"
+          f"{'x numpy':>9}{'x libm':>9}")
+    for name, ours, npt, nbt in rows:
+        def cell(t):
+            return f"{t[0]:7.2f}/{t[1]:6.2f}" if t else f"{'-':>14}"
+
+        def ratio(t):
+            return f"{t[0] / ours[0]:8.1f}x" if t else f"{'-':>9}"
+        print(f"{name:<11}{cell(ours):>15}{cell(npt):>15}{cell(nbt):>15}{ratio(npt)}{ratio(nbt)}")
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
+# chain_4M (workloads.py: y = tanh(x)*exp(-x*x) + 0.5*sin(3x); log1p(y*y) - sqrt(|x|)*0.25)
+HALF, THREE, QUARTER = F32(0.5), F32(3.0), F32(0.25)
+
+
+@njit(parallel=True)
+def chain_vecmath(x):
+    out = np.empty_like(x)
+    for i in prange(x.size):
+        v = x[i]
+        y = vm.tanh(v) * vm.exp(-v * v) + HALF * vm.sin(THREE * v)
+        out[i] = vm.log1p(y * y) - vm.sqrt(vm.abs(v)) * QUARTER
+    return out
+
+
+def chain_numpy(x):
+    y = np.tanh(x) * np.exp(-x * x) + HALF * np.sin(THREE * x)
+    return np.log1p(y * y) - np.sqrt(np.abs(x)) * QUARTER
+
+
+def bench_chain(reps):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(4_000_000).astype(F32)  # as workloads.cases()
+    import jax
+    import jax.numpy as jnp
+
+    def chain(x):  # verbatim workloads.chain
+        y = jnp.tanh(x) * jnp.exp(-x * x) + 0.5 * jnp.sin(3.0 * x)
+        return jnp.log1p(y * y) - jnp.sqrt(jnp.abs(x)) * 0.25
+
+    jchain = jax.jit(chain)
+    xj = jnp.asarray(x)
+    ours = _time(chain_vecmath, (x,), reps)
+    jx = _time(lambda a: jchain(a).block_until_ready(), (xj,), reps)
+    npt = _time(chain_numpy, (x,), reps)
+    ref = np.asarray(jchain(xj))
+    got = chain_vecmath(x)
+    err = float(np.max(np.abs(got - ref)))
+    print(f"\nchain_4M (float32, 4M): vecmath {ours[0]:.2f} ms (min {ours[1]:.2f}), "
+          f"jax.jit {jx[0]:.2f} ms (min {jx[1]:.2f}), numpy {npt[0]:.2f} ms (min {npt[1]:.2f})")
+    print(f"  ratio vecmath/jax.jit = {ours[0] / jx[0]:.3f} (target <= 0.2), "
+          f"vecmath/numpy = {ours[0] / npt[0]:.3f}; max |vecmath - jax| = {err:.2e}")
+    return ours, jx, npt
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--n", type=int, default=4_000_000)
+    ap.add_argument("--only", default="", help="comma-separated function names")
+    ap.add_argument("--no-chain", action="store_true")
+    ap.add_argument("--no-functions", action="store_true")
+    a = ap.parse_args()
+    if not a.no_functions:
+        bench_functions(a.n, a.reps, set(filter(None, a.only.split(","))))
+    if not a.no_chain:
+        bench_chain(a.reps)
+
+
+if __name__ == "__main__":
+    main()
