@@ -17,7 +17,11 @@ from .frontend.specialize import dynamic_leaves, specialize, split_arguments
 log = logging.getLogger("astjax")
 log.addHandler(logging.NullHandler())
 
-BACKENDS = ("numpy",)
+def _available_backends() -> tuple:
+    from . import backends
+    import importlib.util
+    return tuple(b for b in backends.AVAILABLE
+                 if importlib.util.find_spec(f"astjax.backends.{b}_backend") is not None)
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), backend="numpy"):
@@ -35,9 +39,9 @@ def _as_tuple(x) -> tuple:
 
 class JitFunction:
     def __init__(self, fun, static_argnums, static_argnames, backend):
-        if backend not in BACKENDS:
+        if backend not in _available_backends():
             raise TransformError(f"backend {backend!r} is not available",
-                                 hint=f"choose one of {', '.join(BACKENDS)}")
+                                 hint=f"choose one of {', '.join(_available_backends())}")
         self.fun, self.backend = fun, backend
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
@@ -78,11 +82,12 @@ class Compiled:
     """One specialisation: its core form, the backend's callable, and what it depends on."""
 
     def __init__(self, spec, backend: str):
-        from .backends import numpy_backend
+        from . import backends
+        compiler = backends.get(backend)
         self.spec = spec
         origin = spec.func.loc.file if spec.func.loc else "?"
-        self.source, _ = numpy_backend.module_source(spec.func, origin)
-        self.call = numpy_backend.compile_func(spec.func, origin)
+        self.source, _ = compiler.module_source(spec.func, origin)
+        self.call = compiler.compile_func(spec.func, origin)
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
 
