@@ -131,31 +131,16 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
 
     def bind_arguments(self, frame, params: cst.Parameters, args, kwargs):
         args, kwargs = list(args), dict(kwargs)
-        defaults = frame.function.defaults
-        positional = list(params.posonly_params) + list(params.params)
-        for p in positional:
-            name = p.name.value
-            if args:
-                frame.env[name] = args.pop(0)
-            elif name in kwargs:
-                frame.env[name] = kwargs.pop(name)
-            elif name in defaults:
-                frame.env[name] = defaults[name]
-            else:
-                raise _call_error(frame, f"missing argument {name!r}")
+        for p in list(params.posonly_params) + list(params.params):
+            value = args.pop(0) if args else _keyword_or_default(frame, p.name.value, kwargs)
+            frame.env[p.name.value] = value
         if isinstance(params.star_arg, cst.Param):
             frame.env[params.star_arg.name.value] = tuple(args)
             args = []
         if args:
             raise _call_error(frame, f"{len(args)} positional argument(s) too many")
         for p in params.kwonly_params:
-            name = p.name.value
-            if name in kwargs:
-                frame.env[name] = kwargs.pop(name)
-            elif name in defaults:
-                frame.env[name] = defaults[name]
-            else:
-                raise _call_error(frame, f"missing keyword argument {name!r}")
+            frame.env[p.name.value] = _keyword_or_default(frame, p.name.value, kwargs)
         if params.star_kwarg is not None:
             frame.env[params.star_kwarg.name.value] = kwargs
         elif kwargs:
@@ -424,6 +409,14 @@ def _python_defaults(fn) -> dict:
 def _any_var(tree) -> bool:
     from ..tree_util import tree_leaves
     return any(isinstance(x, Var) for x in tree_leaves(tree))
+
+
+def _keyword_or_default(frame, name: str, kwargs: dict):
+    if name in kwargs:
+        return kwargs.pop(name)
+    if name in frame.function.defaults:
+        return frame.function.defaults[name]
+    raise _call_error(frame, f"missing argument {name!r}")
 
 
 def _call_error(frame, message):

@@ -88,7 +88,6 @@ class ControlFlowMixin:
 
     # ------------------------------------------------------------ while
     def exec_While(self, node: cst.While, frame):
-        from .interpreter import Break, Continue
         for _ in range(MAX_STATIC_ITERATIONS):
             test = self.eval(node.test, frame)
             if isinstance(test, Var):
@@ -98,12 +97,8 @@ class ControlFlowMixin:
             if not test:
                 self.exec_block(_else_body(node.orelse), frame)
                 return
-            try:
-                self.exec_block(node.body.body, frame)
-            except Break:
+            if not self._static_iteration(node, frame):
                 return
-            except Continue:
-                continue
         raise ControlFlowError(f"a while loop on static values ran {MAX_STATIC_ITERATIONS} times",
                                self.loc(node, frame), hint="is its condition ever false?")
 
@@ -160,7 +155,6 @@ class ControlFlowMixin:
 
     # ------------------------------------------------------------ for
     def exec_For(self, node: cst.For, frame):
-        from .interpreter import Break, Continue
         iterable = self.eval(node.iter, frame)
         if isinstance(iterable, Var):
             self.set_loc(node.iter, frame)
@@ -175,13 +169,21 @@ class ControlFlowMixin:
             return
         for value in iterable:
             self.assign(node.target, value, frame)
-            try:
-                self.exec_block(node.body.body, frame)
-            except Break:
+            if not self._static_iteration(node, frame):
                 return
-            except Continue:
-                continue
         self.exec_block(_else_body(node.orelse), frame)
+
+    def _static_iteration(self, node, frame) -> bool:
+        """One pass of a static loop's body; False if it breaks out. (The rewriters turn
+        break/continue into flags, so these exceptions only come from unrewritten code.)"""
+        from .interpreter import Break, Continue
+        try:
+            self.exec_block(node.body.body, frame)
+        except Break:
+            return False
+        except Continue:
+            pass
+        return True
 
     def _convert_for_array(self, node: cst.For, xs, frame, item=lambda x: x):
         """for row in xs (an array) -> lax.scan over its leading axis; `item` makes the loop
