@@ -231,15 +231,15 @@ def jvp(fun, primals, tangents):
 
 # ---------------------------------------------------------------- Jacobians
 class Jacobian(Transformed):
-    """jacfwd (one JVP per input basis vector) or jacrev (one VJP per output basis vector),
-    each a scan over the rows of an identity matrix, so the generated code stays small."""
+    """jacfwd (a JVP per input basis vector) or jacrev (a VJP per output basis vector): the
+    JVP/VJP batched over the rows of an identity matrix with vmap (one vectorised pass), or,
+    where a body cannot be batched, a scan over the rows (small code, one row at a time)."""
 
     def __init__(self, fun, argnums=0, forward=True):
         super().__init__(fun, "jacfwd" if forward else "jacrev")
         self.argnums, self.forward = argnums, forward
 
     def abstract_call(self, *args):
-        from . import control
         if not isinstance(self.argnums, int):
             raise TransformError("jacfwd/jacrev with a tuple of argnums is not supported yet")
         n = self.argnums
@@ -250,13 +250,25 @@ class Jacobian(Transformed):
         x_shape, y_shape = aval(x).shape, aval(y).shape
         if self.forward:
             rows = _eye(int(np.prod(x_shape, dtype=np.int64)), x_shape, aval(x).dtype)
-            step = lambda c, e: (c, _JVPApply(fun)((x,), (e,))[1])  # noqa: E731
-            _, cols = control.scan(step, 0, rows)
+            cols = _map_rows(lambda e: _JVPApply(fun)((x,), (e,))[1], rows)
             return _move_first_axis_last(cols, y_shape, x_shape)
         rows = _eye(int(np.prod(y_shape, dtype=np.int64)), y_shape, aval(y).dtype)
-        step = lambda c, e: (c, _VJPApply(fun)((x,), e)[0])  # noqa: E731
-        _, jac = control.scan(step, 0, rows)
+        jac = _map_rows(lambda e: _VJPApply(fun)((x,), e)[0], rows)
         return bind("reshape", jac, new_sizes=tuple(y_shape) + tuple(x_shape))
+
+
+def _map_rows(fn, rows):
+    """fn applied to each row, stacked: batched by vmap, else a scan over the rows."""
+    from . import control
+    from .batching import vmap
+    from .core.bind import Builder, building
+    trial = Builder()
+    try:
+        with building(trial):  # batch into a scratch builder first: vmap may refuse
+            vmap(fn)(rows)
+    except TransformError:
+        return control.scan(lambda c, e: (c, fn(e)), 0, rows)[1]
+    return vmap(fn)(rows)
 
 
 def _eye(n, shape, dtype):
