@@ -111,16 +111,20 @@ class custom_vjp(_Custom):
         return tree_unflatten(out_tree, outs)
 
 
-def checkpoint(fun, **_options):
+class checkpoint:
     """fun whose intermediates are recomputed during the reverse sweep instead of stored."""
-    @functools.wraps(fun)
-    def wrapped(*args):
+
+    def __init__(self, fun, **_options):
+        self.fun = fun
+        self.__name__ = getattr(fun, "__name__", "checkpointed")
+        self.__wrapped__ = fun  # for inspect.signature
+
+    def __call__(self, *args):
         if current_builder() is None:
-            return fun(*args)
+            return interpretable(self.fun)(*args)
         leaves, _ = tree_flatten(tuple(args))
-        func, out_tree, outer = func_of(fun, tuple(args), getattr(fun, "__name__", "f"))
+        func, out_tree, outer = func_of(self.fun, tuple(args), self.__name__)
         return tree_unflatten(out_tree, bind("checkpoint", *leaves, *outer, fun=func))
-    return wrapped
 
 
 remat = checkpoint

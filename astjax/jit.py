@@ -11,6 +11,7 @@ import types
 
 import numpy as np
 
+from .core.array import as_array
 from .errors import StaticArgumentError, TransformError
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
 
@@ -111,7 +112,7 @@ class Compiled:
         flat, it = [], iter(outs)
         for i in range(len(self.spec.func.outs) + len(self.spec.out_static)):
             flat.append(self.spec.out_static[i] if i in self.spec.out_static
-                        else np.asarray(next(it)))
+                        else as_array(next(it)))
         from .tree_util import tree_unflatten
         return tree_unflatten(self.spec.out_tree, flat)
 

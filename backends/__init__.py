@@ -6,6 +6,9 @@ A backend is a module `astjax.backends.<name>_backend` with
 """
 import importlib
 
+if __name__ != "astjax.backends":  # a second copy would duplicate the backends' registrations
+    raise ImportError("import astjax.backends, not the backends folder directly")
+
 AVAILABLE = ("numpy", "numba")
 
 

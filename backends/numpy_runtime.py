@@ -6,26 +6,18 @@ eager Python and in JAX), and a NumPy scalar would be strongly typed under NEP 5
 """
 import types
 
-import numpy as np
-
+from astjax.core.bind import stays_weak, weak_scalar
 from astjax.core.table import PRIMITIVES
-
-_PYTHON_SCALARS = (bool, int, float, complex)
-
-
-def _weak_preserving(impl):
-    def run(*args, **params):
-        out = impl(*args, **params)
-        if np.ndim(out) == 0 and all(isinstance(a, _PYTHON_SCALARS) for a in args):
-            return np.asarray(out).item()
-        return out
-    return run
 
 
 def _runtime_impl(prim):
-    if prim.kind == "elementwise" and prim.name != "convert":
-        return _weak_preserving(prim.impl)
-    return prim.impl
+    if prim.kind != "elementwise":
+        return prim.impl
+
+    def run(*args, **params):
+        out = prim.impl(*args, **params)
+        return weak_scalar(prim, args, out) if stays_weak(prim, args, out) else out
+    return run
 
 
 lax = types.SimpleNamespace(**{name: _runtime_impl(p) for name, p in PRIMITIVES.items()})

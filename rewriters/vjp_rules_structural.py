@@ -83,11 +83,15 @@ def _slice(ct, x, out, start_indices, limit_indices, strides=None):
 
 @rule("pad")
 def _pad(ct, x, padding_value, out, config):
-    starts = tuple(lo for lo, _, _ in config)
-    limits = tuple(lo + (n - 1) * (interior + 1) + 1 if n else lo
-                   for (lo, _, interior), n in zip(config, aval(x).shape))
+    """Negative padding cropped the dilated input: pad the cotangent back out, then take
+    every (interior + 1)-th element from the low padding on."""
+    uncrop = tuple((max(-lo, 0), max(-hi, 0), 0) for lo, hi, _ in config)
+    full = bind("pad", ct, 0.0, config=uncrop) if any(a or b for a, b, _ in uncrop) else ct
+    starts = tuple(max(lo, 0) for lo, _, _ in config)
+    limits = tuple(s + (n - 1) * (interior + 1) + 1 if n else s
+                   for s, (_, _, interior), n in zip(starts, config, aval(x).shape))
     steps = tuple(interior + 1 for _, _, interior in config)
-    x_bar = bind("slice", ct, start_indices=starts, limit_indices=limits, strides=steps)
+    x_bar = bind("slice", full, start_indices=starts, limit_indices=limits, strides=steps)
     total = bind("reduce_sum", ct, axes=tuple(range(len(aval(ct).shape))))
     inner = bind("reduce_sum", x_bar, axes=tuple(range(len(aval(x_bar).shape))))
     return [x_bar, unbroadcast(bind("sub", total, inner), padding_value)
@@ -120,10 +124,28 @@ def _normalised(index, size):
     return bind("clamp", 0, index, max(size - 1, 0))
 
 
+def _index_first(ct, axis, index_ndim):
+    """take's layout (x dims before axis, index dims, the rest) -> scatter's layout (index dims
+    first, then x's other dims in order)."""
+    n = len(aval(ct).shape)
+    index_dims = list(range(axis, axis + index_ndim))
+    rest = [d for d in range(n) if d not in index_dims]
+    return bind("transpose", ct, permutation=tuple(index_dims + rest)) if axis else ct
+
+
+def _take_layout(u, axis, index_ndim):
+    """The inverse of _index_first."""
+    n = len(aval(u).shape)
+    perm = list(range(index_ndim, index_ndim + axis)) + list(range(index_ndim)) + \
+        list(range(index_ndim + axis, n))
+    return bind("transpose", u, permutation=tuple(perm)) if axis else u
+
+
 @rule("take")
 def _take(ct, x, index, out, axis):
     index = _normalised(index, aval(x).shape[axis])
-    return [bind("scatter", zeros_like(x), index, ct, axis=axis, mode="add"), None]
+    updates = _index_first(ct, axis, len(aval(index).shape))
+    return [bind("scatter", zeros_like(x), index, updates, axis=axis, mode="add"), None]
 
 
 @rule("take_along_axis")
@@ -135,9 +157,37 @@ def _take_along(ct, x, index, out, axis):
 def _scatter(ct, x, index, updates, out, axis, mode):
     if mode not in ("set", "add"):
         raise TransformError(f"no reverse-mode rule for .at[...].{mode}() updates yet")
-    x_bar = ct if mode == "add" else bind("scatter", ct, index, 0.0, axis=axis, mode="set")
-    u_bar = bind("take", ct, index, axis=axis)
+    size = aval(x).shape[axis]
+    wrapped = bind("select", bind("lt", index, 0), bind("add", index, size), index)
+    kept = bind("bitwise_and", bind("ge", wrapped, 0), bind("lt", wrapped, size))
+    if mode == "set":
+        x_bar = bind("scatter", ct, index, 0.0, axis=axis, mode="set")
+        kept = bind("bitwise_and", kept, _last_writes(wrapped, size))
+    else:
+        x_bar = ct
+    taken = bind("take", ct, _normalised(index, size), axis=axis)
+    u_bar = _index_first(taken, axis, len(aval(index).shape))
+    u_bar = bind("mul", u_bar, _expand(bind("convert", kept, dtype=aval(ct).dtype.name), u_bar))
     return [x_bar, None, unbroadcast(u_bar, updates) if hasattr(updates, "aval") else None]
+
+
+def _last_writes(index, size):
+    """Which update positions survive a 'set' scatter (with repeats, the last write wins)."""
+    shape = aval(index).shape
+    count = int(np.prod(shape, dtype=np.int64))
+    flat = bind("reshape", index, new_sizes=(count,))
+    order = bind("iota", dtype="int64", shape=(count,), dimension=0)
+    writer = bind("scatter", bind("full", -1, shape=(max(size, 1),), dtype="int64"),
+                  flat, order, axis=0, mode="set")
+    survived = bind("eq", bind("take", writer, bind("clamp", 0, flat, max(size - 1, 0)), axis=0),
+                    order)
+    return bind("reshape", survived, new_sizes=tuple(shape))
+
+
+def _expand(mask, like):
+    """mask (the index's shape) broadcast over the trailing dims of `like`."""
+    extra = len(aval(like).shape) - len(aval(mask).shape)
+    return bind("reshape", mask, new_sizes=tuple(aval(mask).shape) + (1,) * extra)
 
 
 @rule("dynamic_slice")
@@ -182,9 +232,17 @@ def _einsum_bar(ct, result, others, target, x):
     return unbroadcast(bar, x)
 
 
+def _explicit(subscripts: str) -> str:
+    """'ij,jk' -> 'ij,jk->ik': NumPy's implicit output (letters seen once, sorted)."""
+    if "->" in subscripts:
+        return subscripts
+    letters = [c for c in subscripts if c.isalpha()]
+    return subscripts + "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+
+
 @rule("einsum")
 def _einsum(ct, *xs, out, subscripts):
-    inputs, result = subscripts.replace(" ", "").split("->")
+    inputs, result = _explicit(subscripts.replace(" ", "")).split("->")
     specs = inputs.split(",")
     if any(len(set(s)) != len(s) or "." in s for s in specs):
         raise TransformError("no reverse-mode rule for einsum with repeated or '...' subscripts",

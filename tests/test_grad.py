@@ -290,23 +290,17 @@ def test_jit_of_grad_equals_grad_of_jit(name, fun, args, argnums):
 
 
 # ---------------------------------------------------------------- known bugs (see the reasons)
-@pytest.mark.xfail(strict=True, reason="x.at[idx].set(v) with a repeated index: every v gets the "
-                                       "cotangent, though only the last write survives")
 def test_at_set_with_repeated_index():
     args = (np.ones(3), np.array([10.0, 20.0, 30.0]))
     grads = astjax.grad(ad.at_set_repeated, argnums=(0, 1))(*args)
     jax_check(ad.at_set_repeated, args, (0, 1), grads)
 
 
-@pytest.mark.xfail(strict=True, reason="einsum's rule splits subscripts on '->' and raises a bare "
-                                       "ValueError for an implicit output ('ij,ij')")
 def test_einsum_with_implicit_output():
     a = normal(2, 3)
     jax_check(ad.einsum_implicit, (a,), 0, astjax.grad(ad.einsum_implicit)(a))
 
 
-@pytest.mark.xfail(strict=True, reason="take's rule scatters along axis >= 1 in the wrong layout: "
-                                       "grad of x[:, idx] raises a NumPy broadcast ValueError")
 def test_gather_along_axis_1():
     args = (normal(3, 4), np.array([[0, 2], [1, 1], [3, 0]]))
     jax_check(ad.take_columns, args, 0, astjax.grad(ad.take_columns)(*args))
@@ -314,9 +308,6 @@ def test_gather_along_axis_1():
 
 
 
-@pytest.mark.xfail(strict=True, reason="checkpoint's wrapper takes the user's __module__ "
-                                       "(functools.wraps), so grad(checkpoint(f)) looks for f's "
-                                       "source in custom.py")
 def test_grad_of_checkpoint_at_top_level():
     x = normal(5)
     np.testing.assert_allclose(astjax.grad(astjax.checkpoint(ad.logsumexp))(x),

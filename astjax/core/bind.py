@@ -11,6 +11,7 @@ import numpy as np
 
 from . import primitives, table  # noqa: F401  (table: every primitive registered)
 from .avals import AVal
+from .array import as_array
 from .ir import Eqn, Lit, Var, as_atom
 
 _state = threading.local()
@@ -73,10 +74,25 @@ def bind(name: str, *operands, **params):
     if any(isinstance(o, Var) for o in operands):
         raise RuntimeError(f"lax.{name} applied to an abstract value outside compilation")
     prim = primitives.get(name)
-    out = prim.impl(*[_value(o) for o in operands], **params)
+    values = [_value(o) for o in operands]
+    out = prim.impl(*values, **params)
     if prim.multiple_results:
-        return [np.asarray(o) for o in out]
-    return np.asarray(out)
+        return [as_array(o) for o in out]
+    return weak_scalar(prim, values, out) if stays_weak(prim, values, out) else as_array(out)
+
+
+PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def stays_weak(prim, operands, out) -> bool:
+    """An elementwise result of Python scalars only is weakly typed (as the compiler types
+    it, and as in JAX); returned as a Python scalar it stays weak under NumPy's rules."""
+    return (prim.kind == "elementwise" and prim.name != "convert" and np.ndim(out) == 0
+            and all(isinstance(o, PYTHON_SCALARS) for o in operands))
+
+
+def weak_scalar(prim, operands, out):
+    return np.asarray(out).item()  # (prim and operands kept for the signature's symmetry)
 
 
 def _value(operand):

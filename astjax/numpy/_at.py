@@ -12,6 +12,7 @@ abstract index is clamped (JAX drops such updates); static out-of-range ints rai
 import numpy as np
 
 from . import _util as u
+from ..core.array import Array
 from ..core.bind import eager
 from ._creation import _as_operand
 from ._indexing import DYNAMIC, INT, NEW, SLICE, getitem, parse
@@ -73,8 +74,11 @@ class IndexUpdateRef:
 
 
 def at(x):
-    """The functional form of `x.at` (NumPy arrays have no `.at` attribute)."""
+    """The functional form of `x.at` (plain NumPy arrays have no `.at` attribute)."""
     return IndexUpdateHelper(_as_operand(x))
+
+
+Array.ops["at"] = at  # eager results (astjax.core.array.Array) get `.at` too
 
 
 def update(x, index, values, mode):
