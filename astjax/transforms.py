@@ -58,7 +58,17 @@ def func_of(fun, args: tuple, name: str, kwargs=None):
     body = build_body(lambda *a: callee(*a, **(kwargs or {})), in_tree,
                       [aval(x) for x in leaves], hints)
     captured = free_vars(body.params, body.eqns, body.outs)
-    return close(name, body.params, body.eqns, body.outs, captured), body.out_tree, captured
+    func = close(name, body.params, body.eqns, body.outs, captured, _loc_of(fun, body.eqns))
+    return func, body.out_tree, captured
+
+
+def _loc_of(fun, eqns):
+    """Where errors about `fun` point: its def line, else its last computed line."""
+    from .frontend.values import UserFunction
+    target = interpretable(fun)
+    if isinstance(target, UserFunction):
+        return target.source.loc()
+    return next((e.loc for e in reversed(eqns) if e.loc is not None), None)
 
 
 def _argnums(argnums, nargs) -> tuple:
@@ -83,11 +93,12 @@ class ValueAndGrad(Transformed):
         from .rewriters import autodiff
         nums = _argnums(self.argnums, len(args))
         diff = tuple(args[n] for n in nums)
-        _check_float_inputs(diff, self.__name__)
+        label = f"{self.kind}({getattr(self.fun, '__name__', 'f')})"
+        _check_float_inputs(diff, label)
         target = interpretable(self.fun)
         fun = lambda *d: target(*_with_args(args, nums, d), **kwargs)  # noqa: E731
         func, out_tree, captured = func_of(fun, diff, self.fun.__name__)
-        value_atom = _scalar_output(func, out_tree, self.has_aux, self.__name__)
+        value_atom = _scalar_output(func, out_tree, self.has_aux, label)
         n_diff = len(func.params) - len(captured)
         vjp = autodiff.vjp_func(func, [True] * n_diff + [False] * len(captured))
         seeds = [np.ones((), value_atom.aval.dtype) if o is value_atom else _zeros(o)
