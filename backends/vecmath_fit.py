@@ -2,7 +2,7 @@
 
 Not imported by vecmath at run time (it needs mpmath).  Usage, e.g.::
 
-    python -m backends.vecmath_fit
+    python -m astjax.backends.vecmath_fit
 
 A fit is a near-minimax polynomial for g(t) on [a, b] in powers t**0..t**deg, found by
 Lawson's iteratively reweighted least squares in high precision, then rounded to the
