@@ -132,9 +132,6 @@ def test_if_branches_with_python_constants(x):
     check(if_float_constants, x)
 
 
-@pytest.mark.xfail(strict=True, reason="a weak Python float chosen by a converted if (cond or "
-                   "select of constants) runs as a strong float64 0-d array, so x * scale "
-                   "widens float32 x to float64 (eager: float32)")
 @relaxed
 @given(array(F32, shapes(1, 1)))
 @example(vec(1.0, dtype=F32))
@@ -385,8 +382,6 @@ def test_dict_items_updated_in_converted_while(x):
     check(dict_item_in_while, x)
 
 
-@pytest.mark.xfail(strict=True, reason="item assignment to a local list/dict inside an if on an "
-                   "array value lets the branch's value escape: bare KeyError in the printer")
 @pytest.mark.parametrize("fun", [list_item_in_if, dict_item_in_if])
 def test_container_item_updated_in_converted_if(fun):
     for x in (vec(1.0, 2.0), vec(-1.0, -2.0)):
@@ -539,8 +534,6 @@ def test_error_carry_changes_shape(fun, arg, header, update):
 
 
 # ================================================================ break / continue / return
-pending = pytest.mark.xfail(reason="break/continue/return in converted control flow not "
-                                   "implemented yet", strict=False)
 
 
 def while_break(x):
@@ -603,7 +596,6 @@ def if_return(x):
     return x - 1.0
 
 
-@pending
 @relaxed
 @given(vectors)
 @example(vec(0.0, 0.0))        # breaks after 4 trips
@@ -613,7 +605,6 @@ def test_while_break(x):
     check(while_break, x)
 
 
-@pending
 @relaxed
 @given(matrices)
 @example(np.array([[1.0, 2.0], [-5.0, 1.0], [1.0, 1.0]]))   # breaks at row 1
@@ -622,7 +613,6 @@ def test_for_break(xs):
     check(for_break, xs)
 
 
-@pending
 @relaxed
 @given(matrices)
 @example(np.array([[1.0, 2.0], [-5.0, 1.0], [1.0, 1.0]]))
@@ -631,7 +621,6 @@ def test_for_continue(xs):
     check(for_continue, xs)
 
 
-@pending
 @relaxed
 @given(vectors)
 @example(vec(2.0))             # continues from i == 3 on
@@ -640,7 +629,6 @@ def test_while_continue(x):
     check(while_continue, x)
 
 
-@pending
 @relaxed
 @given(vectors)
 @example(vec(0.0, 0.0))        # returns from inside the loop
@@ -650,7 +638,6 @@ def test_while_return(x):
     check(while_return, x)
 
 
-@pending
 @relaxed
 @given(matrices)
 @example(np.array([[0.0, 0.5], [2.0, 1.0], [1.0, 1.0]]))   # returns at row 1
@@ -659,7 +646,6 @@ def test_for_return(xs):
     check(for_return, xs)
 
 
-@pending
 @relaxed
 @given(vectors)
 @example(vec(1.0))

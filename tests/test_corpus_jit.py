@@ -24,11 +24,7 @@ from corpus.checks import assert_trees_match
 
 # Bugs in astjax found by this corpus: (case name, dtype) -> reason. The xfails are strict, so
 # a fix turns them into failures that ask for the entry to be removed.
-_COUNTER = ("is a strong int64 in compiled code (eager: a Python int, weak), so a float32 carry "
-            "times the counter widens to float64 and the loop raises ControlFlowError")
-KNOWN_BUGS = {
-    ("enumerate_rows", "float32"): "the index of enumerate() over an array " + _COUNTER,
-}
+KNOWN_BUGS: dict = {}
 
 EXAMPLES = min(settings.default.max_examples, 6)   # per (case, dtype): 12 per case in all
 JAX_EXAMPLES = 3

@@ -87,8 +87,9 @@ PYTHON_SCALARS = (bool, int, float, complex)
 def stays_weak(prim, operands, out) -> bool:
     """An elementwise result of Python scalars only is weakly typed (as the compiler types
     it, and as in JAX); returned as a Python scalar it stays weak under NumPy's rules."""
+    values = operands[1:] if prim.name == "select" else operands  # the predicate aside
     return (prim.kind == "elementwise" and prim.name != "convert" and np.ndim(out) == 0
-            and all(isinstance(o, PYTHON_SCALARS) for o in operands))
+            and all(isinstance(o, PYTHON_SCALARS) for o in values))
 
 
 def weak_scalar(prim, operands, out):

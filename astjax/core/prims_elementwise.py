@@ -26,11 +26,13 @@ def _stand_in(aval: AVal):
     return np.ones((), aval.dtype)
 
 
-def elementwise_rule(impl):
+def elementwise_rule(impl, value_operands=slice(None)):
+    """`value_operands`: the operands whose weakness the result inherits (select's predicate
+    does not count: choosing between two Python floats gives a weak float)."""
     def abstract(*avals, **params):
         with np.errstate(all="ignore"):
             dtype = np.asarray(impl(*[_stand_in(a) for a in avals], **params)).dtype
-        weak = all(a.weak for a in avals) and dtype.kind != "b"
+        weak = all(a.weak for a in avals[value_operands]) and dtype.kind != "b"
         return AVal(broadcast_shapes(*[a.shape for a in avals]), dtype, weak)
     return abstract
 
@@ -83,7 +85,8 @@ COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 for _name, _impl in {**UNARY, **BINARY}.items():
     _define(_name, _impl)
 
-_define("select", np.where)            # select(pred, on_true, on_false)
+define("select", np.where, elementwise_rule(np.where, slice(1, None)),  # select(pred, a, b)
+       kind="elementwise")
 _define("clamp", lambda lo, x, hi: np.clip(x, lo, hi))
 define("convert", _convert, lambda a, *, dtype: AVal(a.shape, np.dtype(dtype)),
        kind="elementwise")

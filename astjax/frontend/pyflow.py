@@ -32,7 +32,7 @@ class ControlFlowMixin:
 
         def branch(statements):
             def run():
-                saved = dict(frame.env)
+                saved = _enter_body(frame)
                 try:
                     self._exec_converted(statements, frame, node)
                     return tuple(self._output_value(n, frame, node) for n in names)
@@ -110,7 +110,7 @@ class ControlFlowMixin:
         names = self._carried(node, node.body.body, frame)
 
         def with_carry(carry, action):
-            saved = dict(frame.env)
+            saved = _enter_body(frame)
             try:
                 frame.env.update(zip(names, carry))
                 return action()
@@ -165,7 +165,10 @@ class ControlFlowMixin:
             return
         if isinstance(iterable, ArrayIteration) and iterable.converts():
             self.set_loc(node.iter, frame)
-            self._convert_for_array(node, iterable.stacked(), frame, iterable.item)
+            if iterable.with_index:
+                self._convert_for_array(node, iterable.arrays[0], frame, counter=iterable.start)
+            else:
+                self._convert_for_array(node, iterable.stacked(), frame, iterable.item)
             return
         for value in iterable:
             self.assign(node.target, value, frame)
@@ -185,28 +188,34 @@ class ControlFlowMixin:
             pass
         return True
 
-    def _convert_for_array(self, node: cst.For, xs, frame, item=lambda x: x):
+    def _convert_for_array(self, node: cst.For, xs, frame, item=lambda x: x, counter=None):
         """for row in xs (an array) -> lax.scan over its leading axis; `item` makes the loop
-        variable's value from the scanned slices (enumerate and zip over arrays)."""
+        variable's value from the scanned slices (zip over arrays). With `counter` (an int
+        start: enumerate), the index is carried as a Python int, weakly typed as eagerly."""
         import astjax.control as control
         if isinstance(xs, Var) and xs.ndim == 0:
             raise ControlFlowError("iteration over a 0-d array", self.loc(node.iter, frame))
         names = self._carried(node, node.body.body, frame)
+        counted = counter is not None
 
         def step(carry, x):
-            saved = dict(frame.env)
+            saved = _enter_body(frame)
             try:
+                index, carry = (carry[0], carry[1:]) if counted else (None, carry)
                 frame.env.update(zip(names, carry))
-                self.assign(node.target, item(x), frame)
+                self.assign(node.target, (index, x) if counted else item(x), frame)
                 self._exec_converted(node.body.body, frame, node)
-                return tuple(self._output_value(n, frame, node) for n in names), None
+                out = tuple(self._output_value(n, frame, node) for n in names)
+                return ((index + 1,) + out if counted else out), None
             finally:
                 frame.env = saved
 
-        init = tuple(frame.env[n] for n in names)
-        results, _ = control.scan(step, init, xs, names=list(names),
-                                  x_names=_target_names(node.target))
-        for name, value in zip(names, results):
+        init = ((counter,) if counted else ()) + tuple(frame.env[n] for n in names)
+        carry_names = (["index"] if counted else []) + list(names)
+        results, _ = control.scan(step, init, xs, names=carry_names,
+                                  x_names=_target_names(node.target)[1:] if counted
+                                  else _target_names(node.target))
+        for name, value in zip(names, results[1:] if counted else results):
             self._bind_result(name, value, frame)
 
     def _convert_for_range(self, node, rng, frame):
@@ -215,7 +224,7 @@ class ControlFlowMixin:
         names = self._carried(node, node.body.body, frame)
 
         def body(i, carry):
-            saved = dict(frame.env)
+            saved = _enter_body(frame)
             try:
                 frame.env.update(zip(names, carry))
                 self.assign(node.target, i, frame)
@@ -241,15 +250,11 @@ class ArrayIteration:
         return all(isinstance(a, Var) and a.ndim > 0 for a in self.arrays)
 
     def stacked(self):
-        from ..core.bind import bind
         n = self.arrays[0].shape[0]
         for a in self.arrays[1:]:
             if a.shape[0] != n:
                 raise ControlFlowError(f"zip over arrays of lengths {n} and {a.shape[0]}")
-        if not self.with_index:
-            return tuple(self.arrays)
-        index = bind("iota", dtype="int64", shape=(n,), dimension=0)
-        return (bind("add", index, self.start) if self.start else index, self.arrays[0])
+        return tuple(self.arrays)
 
     def item(self, slices):
         return tuple(slices)
@@ -304,6 +309,24 @@ def make_range(*args):
         return _DynamicRange(args[0], args[1])
     raise ControlFlowError("range() with a step and array bounds is not supported yet",
                            hint="loop with a while on a counter")
+
+
+def _enter_body(frame) -> dict:
+    """Before running a branch or loop body for conversion: the env to restore afterwards.
+
+    The body gets its own copies of the lists and dicts it can see, so an item it assigns
+    (`out[0] = v`) changes only what the body returns, never the caller's container."""
+    saved = dict(frame.env)
+    frame.env = {k: _copy_containers(v) for k, v in saved.items()}
+    return saved
+
+
+def _copy_containers(value):
+    if isinstance(value, list):
+        return [_copy_containers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_containers(v) for k, v in value.items()}
+    return value
 
 
 def _else_body(orelse):
