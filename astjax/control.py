@@ -175,9 +175,16 @@ def _coerce_outs(body, target: list) -> None:
     from .core.bind import Builder, building
     builder = Builder()
     with building(builder):
-        body.outs = [o if _aval(o).dtype == t.dtype else bind("convert", o, dtype=t.dtype.name)
-                     for o, t in zip(body.outs, target)]
+        body.outs = [_converted(o, t) for o, t in zip(body.outs, target)]
     body.eqns = body.eqns + builder.eqns
+
+
+def _converted(atom, target: AVal):
+    if _aval(atom).dtype == target.dtype:
+        return atom
+    if isinstance(atom, Lit) and target.weak and isinstance(atom.value, (bool, int, float)):
+        return Lit(np.asarray(atom.value, target.dtype).item())  # stays a weak Python scalar
+    return bind("convert", atom, dtype=target.dtype.name)
 
 
 def _union_free(bodies) -> list:

@@ -365,8 +365,23 @@ def dict_item_in_if(x):
     if x.sum() > 0:
         d["a"] = x * 2.0
     else:
+        d["a"] = x - 1.0
+    return d["a"]
+
+
+def dict_keys_differ_in_if(x):
+    d = {"a": x}
+    if x.sum() > 0:
+        d["a"] = x * 2.0
+    else:
         d["b"] = x
     return d["a"]
+
+
+def test_branches_giving_a_dict_different_keys_is_a_clear_error():
+    with pytest.raises(ControlFlowError, match="different structures") as info:
+        astjax.jit(dict_keys_differ_in_if)(vec(1.0, 2.0))
+    assert "test_controlflow.py:" in str(info.value)
 
 
 @relaxed
