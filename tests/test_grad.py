@@ -20,7 +20,13 @@ from astjax.errors import DtypeError, TransformError
 from astjax.tree_util import tree_flatten, tree_unflatten
 
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _jax_in_float64():
+    """JAX as the float64 oracle for this module only (the flag is global to the process)."""
+    with jax.enable_x64(True):
+        yield
 
 EPS = 1e-6
 RNG = np.random.default_rng(20240601)
