@@ -22,6 +22,12 @@ import sys
 
 import numpy as np
 
+# Numba's OpenMP thread pool spins while it waits by default: on a loaded machine (more busy
+# threads than cores) every prange launch then costs milliseconds.  Passive waiting costs
+# microseconds.  Read when the pool starts, so set before any parallel loop runs; a value
+# the user set wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 from astjax.core.files import cache_root, write_atomic
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.table import get

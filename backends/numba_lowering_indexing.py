@@ -176,22 +176,32 @@ def lower_dot_general(fe, eqn, ins, outs):
     a_free = [j for j in range(aa.ndim) if j not in lc + lb]
     b_free = [j for j in range(ba.ndim) if j not in rc + rb]
     lines = []
-    a3 = _matmul_layout(fe, a, aa, out.dtype, lb + a_free + lc, [lb, a_free, lc], lines)
-    b3 = _matmul_layout(fe, b, ba, out.dtype, rb + rc + b_free, [rb, rc, b_free], lines)
-    result = fe.fresh(outs[0] + "_3d")
-    shape3 = f"({a3}.shape[0], {a3}.shape[1], {b3}.shape[2])"
-    if out.dtype.kind == "f" and out.dtype.itemsize >= 4:
-        if not lb:
-            lines.append(f"{result} = np.dot({a3}[0], {b3}[0]).reshape({shape3})")
-        else:
-            lines += [f"{result} = np.empty({shape3}, {dtype_text(out.dtype)})",
-                      f"rt.batched_dot({a3}, {b3}, {result})"]
-    else:
-        lines += [f"{result} = np.zeros({shape3}, {dtype_text(out.dtype)})",
-                  f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
+    result = matmul(fe, (a, aa, lb, a_free, lc), (b, ba, rb, rc, b_free), out.dtype,
+                    outs[0], lines)
     lines.append(f"{outs[0]} = {result}.reshape({result}.size)[0]" if not out.shape
                  else f"{outs[0]} = {result}.reshape({shape_text(out.shape)})")
     return lines
+
+
+def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
+    """A (batch, m, n) array: left as (batch, free, contracted) @ right as (batch,
+    contracted, free); each of left/right is (name, aval, axes, axes, axes) in that order."""
+    a, aa, *a_groups = left
+    b, ba, *b_groups = right
+    a3 = _matmul_layout(fe, a, aa, dtype, sum(a_groups, []), a_groups, lines)
+    b3 = _matmul_layout(fe, b, ba, dtype, sum(b_groups, []), b_groups, lines)
+    result = fe.fresh(base + "_3d")
+    shape3 = f"({a3}.shape[0], {a3}.shape[1], {b3}.shape[2])"
+    if np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4:
+        if not a_groups[0]:
+            lines.append(f"{result} = np.dot({a3}[0], {b3}[0]).reshape({shape3})")
+        else:
+            lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
+                      f"rt.batched_dot({a3}, {b3}, {result})"]
+    else:
+        lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
+                  f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
+    return result
 
 
 register("numba", "dot_general", lower_dot_general)
@@ -212,6 +222,9 @@ def lower_einsum(fe, eqn, ins, outs):
     for labels, a in zip(inputs, avals):
         for label, d in zip(labels, a.shape):
             sizes[label] = max(sizes.get(label, 1), d)
+    as_dot = _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, outs[0])
+    if as_dot is not None:
+        return as_dot
     loop_names = {label: fe.fresh(f"e{k}") for k, label in enumerate(sizes)}
     summed = [lab for lab in sizes if lab not in output]
 
@@ -240,6 +253,39 @@ def lower_einsum(fe, eqn, ins, outs):
         lines.append(f"{indent}for {loop_names[lab]} in range({sizes[lab]}):")
         indent += "    "
     lines.append(f"{indent}{target} += {product_text}")
+    return lines
+
+
+def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
+    """Two operands, no label repeated within one, no broadcasting, every label kept or
+    shared: the einsum is a batched matmul (BLAS) plus a transpose.  Else None."""
+    if len(inputs) != 2:
+        return None
+    (la, lb_), (aa, ba) = inputs, avals
+    if len(set(la)) != len(la) or len(set(lb_)) != len(lb_) or len(set(output)) != len(output):
+        return None
+    if any(sizes[lab] != d for labels, a in zip(inputs, avals) for lab, d in zip(labels, a.shape)):
+        return None
+    batch = [lab for lab in output if lab in la and lab in lb_]
+    contracted = [lab for lab in la if lab in lb_ and lab not in output]
+    a_free = [lab for lab in la if lab not in lb_]
+    b_free = [lab for lab in lb_ if lab not in la]
+    if any(lab not in output for lab in a_free + b_free):
+        return None  # a label summed within one operand: the loops handle it
+    pos_a, pos_b = (lambda labs: [la.index(x) for x in labs]), (lambda labs: [lb_.index(x) for x in labs])
+    lines = []
+    result = matmul(fe, (ins[0], aa, pos_a(batch), pos_a(a_free), pos_a(contracted)),
+                    (ins[1], ba, pos_b(batch), pos_b(contracted), pos_b(b_free)),
+                    out.dtype, name, lines)
+    order = batch + a_free + b_free
+    if not output:
+        lines.append(f"{name} = {result}.reshape({result}.size)[0]")
+        return lines
+    shaped = f"{result}.reshape({shape_text([sizes[lab] for lab in order])})"
+    perm = [order.index(lab) for lab in output]
+    if perm != sorted(perm):
+        shaped = f"np.ascontiguousarray({shaped}.transpose({tuple_text([str(j) for j in perm])}))"
+    lines.append(f"{name} = {shaped}")
     return lines
 
 

@@ -1,0 +1,155 @@
+"""Functions the Numba backend is tested on beyond the shared corpus: float32/float64 chains
+with weak scalars, integer arithmetic, every reduction and axis operation, transformed code
+(grad of an MLP, vmap of a while loop, grad through scan and through a data-dependent while),
+and effects.  Each entry: name -> (function, argument tuple), arguments fixed by a seed."""
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+rng = np.random.default_rng(7)
+f32, f64 = np.float32, np.float64
+
+
+def chain(x):
+    y = jnp.tanh(x) * jnp.exp(-x * x) + 0.5 * jnp.sin(3.0 * x)
+    return jnp.log1p(y * y) - jnp.sqrt(jnp.abs(x)) * 0.25
+
+
+def more_math(x, s):
+    a = jnp.cos(x) + jnp.expm1(x / 4) - jnp.arctan(x) * s
+    b = jnp.where(x > 0, jnp.log(jnp.abs(x) + 1.0), jax_logistic(x))
+    c = jnp.maximum(a, b) + jnp.minimum(a, 0.5) + jnp.floor(x * 2) + jnp.round(x)
+    return c + jnp.clip(x, -1.0, 1.0) + lax.erf(x) + x ** 2 + jnp.arctan2(x, 1.5) + s
+
+
+def jax_logistic(x):
+    return 1.0 / (1.0 + jnp.exp(-x))
+
+
+def special(x):
+    return lax.lgamma(jnp.abs(x) + 0.5) + lax.digamma(jnp.abs(x) + 0.5) + lax.erf_inv(x / 4)
+
+
+def ints(a, b):
+    q = (a + b) * 3 // 2 - a % 5
+    m = jnp.where(a > b, a, b) + jnp.abs(a - b)
+    return q + m, (a ^ b) & 7, a / b, a < 2.5
+
+
+def broadcasting(x, row, col):
+    return (x * row + col) / (1.0 + x * x), jnp.exp(row) + col
+
+
+def reductions(x):
+    return (jnp.sum(x, axis=0), jnp.sum(x, axis=1), jnp.sum(x), jnp.max(x, axis=0, keepdims=True),
+            jnp.min(x), jnp.prod(x[:2], axis=1), jnp.argmax(x, axis=1), jnp.argmin(x, axis=0),
+            jnp.mean(x, axis=(0, 2)), jnp.all(x > -5.0), jnp.any(x > 2.0, axis=1))
+
+
+def axis_ops(x):
+    return (jnp.cumsum(x, axis=0), jnp.cumprod(x, axis=1), jnp.sort(x, axis=0),
+            jnp.argsort(x, axis=1), jnp.concatenate([x, x * 2], axis=1), jnp.flip(x, axis=0),
+            x.T.reshape(-1), jnp.pad(x, ((1, 2), (0, 1))), x[::2, 1:], jnp.arange(5) * 2,
+            jnp.zeros((2, 3), jnp.int32) + 1, jnp.einsum("ii->i", x[:3, :3]))
+
+
+def indexing(x, idx, v):
+    y = x.at[idx].add(v)
+    z = x.at[idx[0]].set(0.0)
+    return y, z, x[idx], jnp.take_along_axis(x, jnp.argsort(x, axis=0), axis=0)
+
+
+def dynamic(x, i):
+    return lax.dynamic_slice(x, (i, 0), (2, 2)), lax.dynamic_update_slice(x, x[:1] * 0, (i, 1))
+
+
+def mlp_loss(params, x, labels):
+    h = jnp.maximum(x @ params["w1"] + params["b1"], 0.0)
+    logits = h @ params["w2"] + params["b2"]
+    logz = astjax.nn.logsumexp(logits, axis=1)
+    picked = jnp.take_along_axis(logits, labels[:, None], axis=1)[:, 0]
+    return jnp.mean(logz - picked)
+
+
+def newton_sqrt(a):
+    def cond(state):
+        x, i = state
+        return jnp.logical_and(jnp.abs(x * x - a) > 1e-6 * a, i < 50)
+
+    def body(state):
+        x, i = state
+        return 0.5 * (x + a / x), i + 1
+
+    x, _ = lax.while_loop(cond, body, (a + 1.0, 0))
+    return x
+
+
+def rnn_loss(params, xs):
+    def step(h, x):
+        h = jnp.tanh(h @ params["wh"] + x @ params["wx"])
+        return h, jnp.sum(h * h)
+
+    h0 = jnp.zeros((xs.shape[1], params["wh"].shape[0]), dtype=xs.dtype)
+    _, losses = lax.scan(step, h0, xs, reverse=True)
+    return jnp.mean(losses)
+
+
+def halve(x):
+    while jnp.sum(x * x) > 1.0:
+        x = x * 0.5 + 0.01
+    return jnp.sum(jnp.sin(x))
+
+
+def branches(x, k):
+    y = lax.switch(k, [lambda v: v + 1.0, lambda v: v * 2.0, lambda v: -v], x)
+    if jnp.sum(y) > 0:
+        y = y - jnp.mean(y)
+    return y
+
+
+def printing(x):
+    astjax.debug.print("sum={}", jnp.sum(x))
+    return x + 1
+
+
+def _mlp_params(dtype):
+    return {"w1": (rng.standard_normal((12, 16)) * 0.3).astype(dtype),
+            "b1": np.zeros(16, dtype), "w2": (rng.standard_normal((16, 5)) * 0.3).astype(dtype),
+            "b2": np.full(5, 0.1, dtype)}
+
+
+def cases() -> dict:
+    x23 = rng.standard_normal((4, 3, 2))
+    m = rng.standard_normal((4, 5))
+    return {
+        "chain_f32": (astjax.jit(chain), (rng.standard_normal(1000).astype(f32),)),
+        "chain_f32_parallel": (astjax.jit(chain), (rng.standard_normal(8192).astype(f32),)),
+        "chain_f64_2d": (astjax.jit(chain), (rng.standard_normal((30, 7)),)),
+        "more_math_f32_weak": (astjax.jit(more_math), (rng.standard_normal(50).astype(f32), 0.7)),
+        "more_math_f64": (astjax.jit(more_math), (rng.standard_normal(50), f64(1.5))),
+        "special_f64": (astjax.jit(special), (rng.uniform(-3, 3, 20),)),
+        "ints_i32": (astjax.jit(ints), (rng.integers(-9, 9, 10).astype(np.int32),
+                                        rng.integers(1, 9, 10).astype(np.int32))),
+        "broadcasting_f32": (astjax.jit(broadcasting), (m.astype(f32), rng.standard_normal(5)
+                                                        .astype(f32), rng.standard_normal((4, 1))
+                                                        .astype(f32))),
+        "reductions_f32": (astjax.jit(reductions), (x23.astype(f32),)),
+        "reductions_f64": (astjax.jit(reductions), (x23,)),
+        "axis_ops_f64": (astjax.jit(axis_ops), (m,)),
+        "indexing_f32": (astjax.jit(indexing), (m.astype(f32), np.array([2, 0, 2, -1]),
+                                                np.float32(1.5))),
+        "dynamic_f64": (astjax.jit(dynamic), (m, np.int32(3))),
+        "grad_mlp_f32": (astjax.jit(astjax.value_and_grad(mlp_loss)),
+                         (_mlp_params(f32), rng.standard_normal((8, 12)).astype(f32),
+                          rng.integers(0, 5, 8).astype(np.int32))),
+        "vmap_while_f32": (astjax.jit(astjax.vmap(newton_sqrt)),
+                           ((rng.random(64) * 100 + 0.01).astype(f32),)),
+        "grad_scan_f64": (astjax.jit(astjax.grad(rnn_loss)),
+                          ({"wh": rng.standard_normal((6, 6)) * 0.3,
+                            "wx": rng.standard_normal((3, 6)) * 0.3},
+                           rng.standard_normal((5, 2, 3)))),
+        "grad_while_f64": (astjax.jit(astjax.grad(halve)), (rng.standard_normal(6) * 3,)),
+        "branches_f32": (astjax.jit(branches), (m.astype(f32), 1)),
+    }

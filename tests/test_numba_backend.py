@@ -1,0 +1,143 @@
+"""The Numba backend against the NumPy backend (the oracle): same dtype, shape and values.
+
+Compilation dominates the cost, so every function is compiled once per module (the
+`compiled` fixture) and arguments are fixed (a new shape would be a new specialisation).
+Corpus arguments are hypothesis' simplest example with varied values, found deterministically.
+"""
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, find, settings
+
+import astjax
+import astjax.numpy as jnp
+import numba_cases
+from astjax.core.table import get, missing
+from astjax.errors import TransformError
+from corpus import by_name
+
+# A representative slice of the shared corpus (all of it passes, but compiling all of it twice
+# over would take minutes): (case name, dtype).
+CORPUS = [("gelu_tanh", np.float32), ("softplus_stable", np.float64),
+          ("trig_broadcast", np.float32), ("pow_and_logs", np.float64), ("clipped", np.float32),
+          ("softmax", np.float32), ("layer_norm", np.float64), ("moments", np.float32),
+          ("argmax_onehot", np.float64), ("all_any_counts", np.float32),
+          ("running_mean", np.float64), ("affine", np.float32), ("bilinear", np.float64),
+          ("batched_matmul", np.float32), ("mlp", np.float32), ("cross_entropy", np.float64),
+          ("attention", np.float32), ("sign_branch", np.float64), ("three_way", np.float32),
+          ("newton_sqrt", np.float64), ("halve_until_small", np.float32),
+          ("scan_rows", np.float64), ("lax_switch", np.float32),
+          ("lax_scan_cumulative", np.float64), ("lax_fori", np.float32),
+          ("slicing", np.float64), ("gather", np.float32), ("at_updates", np.float64),
+          ("at_dynamic_index", np.float32), ("pair_ops", np.float64)]
+
+OWN = numba_cases.cases()
+
+
+def _varied(args) -> bool:
+    """Float arrays with at least two distinct values (hypothesis' minimum is all zeros)."""
+    arrays = [np.asarray(a) for a in astjax.tree_util.tree_leaves(args)
+              if np.asarray(a).dtype.kind == "f" and np.asarray(a).size > 1]
+    return all(len(np.unique(a)) > 1 for a in arrays)
+
+
+def corpus_args(case, dtype):
+    quiet = settings(database=None, max_examples=500, derandomize=True,
+                     suppress_health_check=list(HealthCheck))
+    return find(case.args(dtype), _varied, settings=quiet)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """name -> (numba result, numpy result, the numba JitFunction); each compiled once."""
+    results = {}
+
+    def get_result(name):
+        if name not in results:
+            if name in OWN:
+                jitted, args = OWN[name]
+                fun, static = jitted.fun, jitted.static_argnums
+            else:
+                case = by_name(name.split(":")[0])
+                fun, static = case.fun, case.static_argnums
+                args = corpus_args(case, np.dtype(name.split(":")[1]).type)
+            numba_fn = astjax.jit(fun, static_argnums=static, backend="numba")
+            expected = astjax.jit(fun, static_argnums=static)(*args)
+            results[name] = (numba_fn(*args), expected, numba_fn)
+        return results[name]
+    return get_result
+
+
+def assert_same(got, expected, fn):
+    """Same structure, shapes and values; dtypes those of the core form's avals.  (They are the
+    NumPy backend's too, except where that backend widens a weak float array to float64:
+    NumPy has no weak arrays.)"""
+    got_leaves = astjax.tree_util.tree_leaves(got)
+    want_leaves = astjax.tree_util.tree_leaves(expected)
+    avals = fn.last.spec.func.out_avals
+    assert len(got_leaves) == len(want_leaves)
+    for k, (g, w) in enumerate(zip(got_leaves, want_leaves)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape
+        assert g.dtype == w.dtype or (len(avals) == len(got_leaves) and g.dtype == avals[k].dtype)
+        # a few ulps per transcendental call, compounded along a chain of them
+        rtol = 1e-5 if np.float32 in (g.dtype, w.dtype) else 1e-12
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("name", [f"{n}:{np.dtype(d).name}" for n, d in CORPUS])
+def test_corpus_matches_numpy_backend(compiled, name):
+    got, expected, fn = compiled(name)
+    assert_same(got, expected, fn)
+
+
+@pytest.mark.parametrize("name", sorted(OWN))
+def test_matches_numpy_backend(compiled, name):
+    got, expected, fn = compiled(name)
+    assert_same(got, expected, fn)
+
+
+@pytest.mark.parametrize("name", ["chain_f32", "chain_f32_parallel"])
+def test_fused_chain_vectorises_without_libm(compiled, name):
+    """One loop, vecmath inlined: vector float types in the IR and no scalar libm calls."""
+    *_, fn = compiled(name)
+    source = fn.source
+    assert source.count("for i in ") == 1 and "vecmath.tanh(" in source
+    kernel = fn.last.call.kernel
+    ir = "\n".join(kernel.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", ir)
+    assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
+
+
+def test_fused_chain_reads_like_the_source(compiled):
+    *_, fn = compiled("chain_f32")
+    source = fn.source
+    assert "y_i = " in source and "np.float32(0.5) * " in source
+    assert re.search(r"# numba_cases.py:\d+  y = jnp.tanh\(x\)", source)
+    assert "parallel=True" not in source  # 1000 elements: a plain range loop
+    *_, big = compiled("chain_f32_parallel")
+    assert "numba.prange(" in big.source and "parallel=True" in big.source
+
+
+def test_debug_print_runs_in_compiled_code(capsys):
+    fn = astjax.jit(numba_cases.printing, backend="numba")
+    out = fn(np.arange(4.0))
+    assert capsys.readouterr().out == "sum=6.0\n"
+    np.testing.assert_array_equal(out, np.arange(4.0) + 1)
+
+
+def test_every_primitive_has_a_lowering():
+    import astjax.backends.numba_backend  # noqa: F401  (registers the lowerings)
+    assert missing("numba") == []
+
+
+def test_primitive_without_lowering_is_refused(monkeypatch):
+    import astjax.backends.numba_backend  # noqa: F401
+    monkeypatch.setattr(get("sort"), "numba", None)
+
+    def sorts(x):
+        return jnp.sort(x) * 2
+
+    with pytest.raises(TransformError, match=r"lax\.sort[\s\S]*backend=\"numpy\""):
+        astjax.jit(sorts, backend="numba")(np.arange(3.0))
