@@ -375,7 +375,7 @@ def dims(name: str, aval) -> list:
 
 
 def product(texts: list) -> str:
-    """The product of dimension texts, folded when they are all static."""
+    """The product of dimension texts, folded when they are all static ("1" when empty)."""
     if all(t.isdigit() for t in texts):
         return str(int(np.prod([int(t) for t in texts], dtype=np.int64)))
     return " * ".join(texts)

@@ -80,7 +80,8 @@ def lower_scan(fe, eqn, ins, outs):
     steps = f"range({n} - 1, -1, -1)" if p.get("reverse") else f"range({n})"
     step_ys = [fe.fresh(y + "_t") for y in ys]
     lines.append(f"for {t} in {steps}:")
-    lines.append("    " + assign(carry + step_ys, call(body, consts + carry + [f"{x}[{t}]" for x in xs])))
+    step_xs = [f"{x}[{t}]" for x in xs]
+    lines.append("    " + assign(carry + step_ys, call(body, consts + carry + step_xs)))
     lines += [f"    {y}[{t}] = {y_t}" for y, y_t in zip(ys, step_ys)]
     return lines
 

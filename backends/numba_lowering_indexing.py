@@ -51,7 +51,7 @@ def lower_take(fe, eqn, ins, outs):
     axis = eqn.params["axis"]
     lines = []
     idx = flat_index(fe, index, ia, lines)
-    before, after = product(dims(x, xa)[:axis]) or "1", product(dims(x, xa)[axis + 1:]) or "1"
+    before, after = product(dims(x, xa)[:axis]), product(dims(x, xa)[axis + 1:])
     result = fe.fresh(outs[0] + "_blocks")
     lines += [f"{result} = np.empty(({before}, {idx}.size, {after}), {dtype_text(out.dtype)})",
               f"rt.take({blocks(x, xa, axis)}, {idx}, {result})",
@@ -106,8 +106,7 @@ def lower_scatter(fe, eqn, ins, outs):
              else f"{outs[0]} = {as_dtype(x, xa, out.dtype)}"]
     idx = flat_index(fe, index, ia, lines)
     rest = [d for j, d in enumerate(xa.shape) if j != axis]
-    before, after = product([str(d) for d in xa.shape[:axis]]) or "1", \
-        product([str(d) for d in xa.shape[axis + 1:]]) or "1"
+    before, after = product(dims(x, xa)[:axis]), product(dims(x, xa)[axis + 1:])
     upd = fe.fresh("updates_b")
     shape = list(ia.shape) + rest
     value = as_dtype(updates, ua, out.dtype)
@@ -272,10 +271,12 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
     b_free = [lab for lab in lb_ if lab not in la]
     if any(lab not in output for lab in a_free + b_free):
         return None  # a label summed within one operand: the loops handle it
-    pos_a, pos_b = (lambda labs: [la.index(x) for x in labs]), (lambda labs: [lb_.index(x) for x in labs])
+    def axes(labels, groups):
+        return [[labels.index(lab) for lab in group] for group in groups]
+
     lines = []
-    result = matmul(fe, (ins[0], aa, pos_a(batch), pos_a(a_free), pos_a(contracted)),
-                    (ins[1], ba, pos_b(batch), pos_b(contracted), pos_b(b_free)),
+    result = matmul(fe, (ins[0], aa, *axes(la, [batch, a_free, contracted])),
+                    (ins[1], ba, *axes(lb_, [batch, contracted, b_free])),
                     out.dtype, name, lines)
     order = batch + a_free + b_free
     if not output:

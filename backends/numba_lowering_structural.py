@@ -30,7 +30,7 @@ def rows(fe, name: str, aval, reduced: tuple) -> tuple:
     d = dims(name, aval)
     kept_dims, red_dims = [d[j] for j in kept], [d[j] for j in reduced]
     view = fe.fresh(name + "_rows")
-    shape = f"({product(kept_dims) if kept_dims else '1'}, {product(red_dims) if red_dims else '1'})"
+    shape = f"({product(kept_dims)}, {product(red_dims)})"  # product([]) is "1"
     order = kept + list(reduced)
     if order == sorted(order):
         return [f"{view} = {name}.reshape({shape})"], view, kept_dims, red_dims
@@ -42,7 +42,7 @@ def rows(fe, name: str, aval, reduced: tuple) -> tuple:
 def blocks(name: str, aval, axis: int) -> str:
     """`name` as a 3-D (before, axis, after) view: a free reshape of a contiguous array."""
     d = dims(name, aval)
-    before, after = product(d[:axis]) if axis else "1", product(d[axis + 1:]) if d[axis + 1:] else "1"
+    before, after = product(d[:axis]), product(d[axis + 1:])
     return f"{name}.reshape(({before}, {d[axis]}, {after}))"
 
 
@@ -62,7 +62,7 @@ def _reduction(helper, start, widen):
         lines, view, kept, _ = rows(fe, x, aval, axes)
         acc_dtype = np.float64 if widen and out.dtype == np.float32 else out.dtype
         acc = fe.fresh(outs[0] + "_acc")
-        size = product(kept) if kept else "1"
+        size = product(kept)
         if start is None:
             lines.append(f"{acc} = np.empty({size}, {dtype_text(acc_dtype)})")
         else:
@@ -91,7 +91,7 @@ def _arg_reduction(helper):
         x, aval, out = ins[0], eqn.ins[0].aval, out_aval(eqn)
         lines, view, kept, _ = rows(fe, x, aval, (eqn.params["axis"],))
         result = fe.fresh(outs[0] + "_flat")
-        lines += [f"{result} = np.empty({product(kept) if kept else '1'}, {dtype_text(out.dtype)})",
+        lines += [f"{result} = np.empty({product(kept)}, {dtype_text(out.dtype)})",
                   f"rt.{helper}({view}, {result})",
                   f"{outs[0]} = {_from_accumulator(result, out.dtype, out.dtype, kept)}"]
         return lines
