@@ -7,8 +7,8 @@ in the same ``prange`` loop.  All three allocate their output, like a generated 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
 with vecmath, side by side with ``jax.jit`` and NumPy in the same run.
 
-Times are medians (and minima) of --reps runs after warm-up; ratios compare medians, as
-/work/shared/bench/README.md asks (the machines are shared and noisy).  "vecmath 1thr" is the
+Times are medians (and minima) of --reps round-robin runs after warm-up; ratios compare
+medians, as /work/shared/bench/README.md asks (the machines are shared and noisy).  "vecmath 1thr" is the
 same kernel on one Numba thread: a 2-thread prange loop waits for its slower thread, so on a
 loaded machine it suffers far more than single-threaded NumPy; the per-core ratio
 (x numpy/1thr) is the figure that survives that noise.
@@ -91,13 +91,25 @@ def _kernel(expr, binary):
 
 
 def _time(fn, args, reps):
-    fn(*args)  # warm-up (and compile)
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
+    return _time_rr([(fn, args, None)], reps)[0]
+
+
+def _time_rr(cands, reps):
+    """Median and min (ms) of each candidate, timed round-robin so that load from other
+    processes on a shared machine falls on all of them alike.  cands: (fn, args, threads)."""
+    for fn, args, th in cands:  # warm-up (and compile)
         fn(*args)
-        ts.append(time.perf_counter() - t)
-    return float(np.median(ts)) * 1e3, float(np.min(ts)) * 1e3
+    ts = [[] for _ in cands]
+    default = numba.get_num_threads()
+    for _ in range(reps):
+        for j, (fn, args, th) in enumerate(cands):
+            if th:
+                numba.set_num_threads(th)
+            t = time.perf_counter()
+            fn(*args)
+            ts[j].append(time.perf_counter() - t)
+    numba.set_num_threads(default)
+    return [(float(np.median(t)) * 1e3, float(np.min(t)) * 1e3) for t in ts]
 
 
 def bench_functions(n, reps, only):
@@ -111,26 +123,35 @@ def bench_functions(n, reps, only):
         x, y = data[dom]
         args = (x, y) if binary else (x,)
         kern = _kernel(f"vm.{name}(v, w)" if binary else f"vm.{name}(v)", binary)
-        ours = _time(kern, args, reps)
-        numba.set_num_threads(1)  # per-core figure: robust when the machine is shared
-        ours1 = _time(kern, args, reps)
-        numba.set_num_threads(threads)
-        npt = _time(eval(npref, {"np": np, "F32": F32}), args, reps) if npref else None
-        nbt = _time(_kernel(libm, binary), args, reps) if libm else None
+        cands = [(kern, args, None)]
+        if npref:
+            cands.append((eval(npref, {"np": np, "F32": F32}), args, None))
+        if libm:
+            cands.append((_kernel(libm, binary), args, None))
+        res = _time_rr(cands, reps)
+        ours = res[0]
+        npt = res[1] if npref else None
+        nbt = res[-1] if libm else None
+        # 1 thread, timed in its own block: switching the thread count per call would make
+        # every 2-thread call pay for waking the pool
+        ours1 = _time_rr([(kern, args, 1)], reps)[0]
         rows.append((name, ours, ours1, npt, nbt))
     print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
+    print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
-          f"{'x numpy':>9}{'x libm':>9}{'x numpy/1thr':>13}")
+          f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}")
     for name, ours, ours1, npt, nbt in rows:
         def cell(t):
             return f"{t[0]:7.2f}/{t[1]:6.2f}" if t else f"{'-':>14}"
 
         def ratio(t):
             return f"{t[0] / ours[0]:8.1f}x" if t else f"{'-':>9}"
-        per_core = f"{npt[0] / ours1[0]:12.1f}x" if npt else f"{'-':>13}"
+        def rmin(t):
+            return f"{t[1] / ours[1]:6.1f}x" if t else f"{'-':>7}"
+        per_core = f"{npt[0] / ours1[0]:6.1f}x" if npt else f"{'-':>7}"
         print(f"{name:<11}{cell(ours):>15}{cell(ours1):>15}{cell(npt):>15}{cell(nbt):>15}"
-              f"{ratio(npt)}{ratio(nbt)}{per_core}")
+              f"{ratio(npt)}{ratio(nbt)}{rmin(npt)}{rmin(nbt)}{per_core}")
     return rows
 
 
@@ -166,16 +187,19 @@ def bench_chain(reps):
 
     jchain = jax.jit(chain)
     xj = jnp.asarray(x)
-    ours = _time(chain_vecmath, (x,), reps)
-    jx = _time(lambda a: jchain(a).block_until_ready(), (xj,), reps)
-    npt = _time(chain_numpy, (x,), reps)
+    ours, jx, npt = _time_rr([(chain_vecmath, (x,), None),
+                              (lambda a: jchain(a).block_until_ready(), (xj,), None),
+                              (chain_numpy, (x,), None)], reps)
+    ours1 = _time_rr([(chain_vecmath, (x,), 1)], reps)[0]
     ref = np.asarray(jchain(xj))
     got = chain_vecmath(x)
     err = float(np.max(np.abs(got - ref)))
     print(f"\nchain_4M (float32, 4M): vecmath {ours[0]:.2f} ms (min {ours[1]:.2f}), "
           f"jax.jit {jx[0]:.2f} ms (min {jx[1]:.2f}), numpy {npt[0]:.2f} ms (min {npt[1]:.2f})")
-    print(f"  ratio vecmath/jax.jit = {ours[0] / jx[0]:.3f} (target <= 0.2), "
-          f"vecmath/numpy = {ours[0] / npt[0]:.3f}; max |vecmath - jax| = {err:.2e}")
+    print(f"  vecmath on 1 thread {ours1[0]:.2f} ms (min {ours1[1]:.2f})")
+    print(f"  ratio vecmath/jax.jit = {ours[0] / jx[0]:.3f} by medians, {ours[1] / jx[1]:.3f} by "
+          f"minima (target <= 0.2); 1 thread: {ours1[0] / jx[0]:.3f}; vecmath/numpy = "
+          f"{ours[0] / npt[0]:.3f}; max |vecmath - jax| = {err:.2e}")
     return ours, jx, npt
 
 
