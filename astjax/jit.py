@@ -25,7 +25,13 @@ def _available_backends() -> tuple:
                  if importlib.util.find_spec(f"astjax.backends.{b}_backend") is not None)
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), backend="numpy"):
+def default_backend() -> str:
+    """$ASTJAX_BACKEND (numpy or numba), else the NumPy reference backend."""
+    import os
+    return os.environ.get("ASTJAX_BACKEND") or "numpy"
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), backend=None):
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, backend=backend)
@@ -39,7 +45,8 @@ def _as_tuple(x) -> tuple:
 
 
 class JitFunction:
-    def __init__(self, fun, static_argnums, static_argnames, backend):
+    def __init__(self, fun, static_argnums, static_argnames, backend=None):
+        backend = backend or default_backend()
         if backend not in _available_backends():
             raise TransformError(f"backend {backend!r} is not available",
                                  hint=f"choose one of {', '.join(_available_backends())}")

@@ -29,14 +29,14 @@ class Transformed:
             return self.abstract_call(*args, **kwargs)
         if self._jitted is None:
             from .jit import JitFunction
-            self._jitted = JitFunction(self, (), (), "numpy")
+            self._jitted = JitFunction(self, (), ())
         return self._jitted(*args, **kwargs)
 
     @property
     def source(self) -> str:
         """The generated module of the last compilation (see JitFunction.source)."""
         from .jit import JitFunction
-        return (self._jitted or JitFunction(self, (), (), "numpy")).source
+        return (self._jitted or JitFunction(self, (), ())).source
 
     def abstract_call(self, *args, **kwargs):
         raise NotImplementedError

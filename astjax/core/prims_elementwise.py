@@ -32,8 +32,10 @@ def elementwise_rule(impl, value_operands=slice(None)):
     def abstract(*avals, **params):
         with np.errstate(all="ignore"):
             dtype = np.asarray(impl(*[_stand_in(a) for a in avals], **params)).dtype
-        weak = all(a.weak for a in avals[value_operands]) and dtype.kind != "b"
-        return AVal(broadcast_shapes(*[a.shape for a in avals]), dtype, weak)
+        shape = broadcast_shapes(*[a.shape for a in avals])
+        # weak values are Python scalars at run time: an array result is never weak
+        weak = all(a.weak for a in avals[value_operands]) and dtype.kind != "b" and shape == ()
+        return AVal(shape, dtype, weak)
     return abstract
 
 
