@@ -1,0 +1,82 @@
+"""Functions for the higher-order and composition tests (astjax compiles from source files)."""
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def smooth(x):
+    return jnp.sum(jnp.sin(x) * jnp.exp(0.3 * x) + x ** 3 / (1.0 + x * x))
+
+
+def with_branch(x):
+    y = jnp.tanh(x) * 2.0
+    if jnp.sum(y) > 0.5:
+        y = y * y + jnp.cos(x)
+    return jnp.sum(y * x)
+
+
+def vector_valued(x):
+    return jnp.stack([jnp.sin(x[0]) * x[1], x[0] ** 2 + jnp.exp(x[1] * 0.5), jnp.sum(x * x)])
+
+
+def scalar_fn(x):
+    return jnp.sin(x) * x * x
+
+
+@astjax.custom_jvp
+def softplus(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return softplus(x), t * (1.0 - 1.0 / (1.0 + jnp.exp(x)))
+
+
+def softplus_loss(x):
+    return jnp.sum(softplus(x) * x)
+
+
+@astjax.custom_vjp
+def clip_gradient(x):
+    return x
+
+
+def _clip_fwd(x):
+    return x, None
+
+
+def _clip_bwd(_, g):
+    return (jnp.clip(g, -1.0, 1.0),)
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def clipped_loss(x):
+    return jnp.sum(clip_gradient(x * 3.0) * 5.0)
+
+
+@astjax.custom_jvp
+def wrong_derivative(x):
+    return x * x
+
+
+@wrong_derivative.defjvp
+def _wrong_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return x * x, t * 10.0  # deliberately not 2x: the rule must be what is used
+
+
+def uses_wrong_derivative(x):
+    return jnp.sum(wrong_derivative(x))
+
+
+def loop_then_scan(x):
+    def step(c, xi):
+        return c * 0.9 + jnp.sin(xi * c), c
+    c, _ = lax.scan(step, jnp.sum(x), x)
+    return c

@@ -1,0 +1,108 @@
+"""Higher-order derivatives and the identities between the modes, against finite differences
+(central, float64), plus custom_jvp / custom_vjp through the public API."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra.numpy import arrays
+
+import astjax
+import higher_order_cases as cases
+
+EPS = 1e-5
+vectors = arrays(np.float64, st.integers(2, 5), elements=st.floats(-1.5, 1.5))
+
+
+def fd_grad(f, x, eps=EPS):
+    """Central differences of a scalar function (or of each entry of a vector function)."""
+    rows = []
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        rows.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * eps))
+    return np.moveaxis(np.array(rows), 0, -1).reshape(np.shape(f(x)) + x.shape)
+
+
+@settings(max_examples=8, deadline=None)
+@given(x=vectors)
+def test_grad_of_grad_matches_finite_differences_of_grad(x):
+    g = astjax.grad(cases.scalar_fn)
+    gg = astjax.grad(g)
+    for value in x[:3]:
+        value = np.float64(value)
+        want = (g(value + EPS) - g(value - EPS)) / (2 * EPS)
+        np.testing.assert_allclose(gg(value), want, rtol=1e-5, atol=1e-6)
+
+
+def test_third_order_derivative():
+    x = np.float64(0.7)
+    ggg = astjax.grad(astjax.grad(astjax.grad(cases.scalar_fn)))
+    gg = astjax.grad(astjax.grad(cases.scalar_fn))
+    np.testing.assert_allclose(ggg(x), (gg(x + EPS) - gg(x - EPS)) / (2 * EPS), rtol=1e-5)
+
+
+@settings(max_examples=8, deadline=None)
+@given(x=vectors)
+def test_jacfwd_equals_jacrev_and_finite_differences(x):
+    x = np.concatenate([x, x[:1]])[:max(2, x.size)]
+    fwd = astjax.jacfwd(cases.vector_valued)(x)
+    rev = astjax.jacrev(cases.vector_valued)(x)
+    np.testing.assert_allclose(fwd, rev, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fwd, fd_grad(cases.vector_valued, x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [cases.smooth, cases.with_branch])
+@settings(max_examples=6, deadline=None)
+@given(x=vectors)
+def test_hessian_is_symmetric_and_matches_finite_differences_of_grad(fn, x):
+    h = astjax.hessian(fn)(x)
+    np.testing.assert_allclose(h, h.T, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(h, fd_grad(astjax.grad(fn), x), rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=8, deadline=None)
+@given(x=vectors, seed=st.integers(0, 1000))
+def test_dual_identity_between_vjp_and_jvp(x, seed):
+    """<u, J v> == <J^T u, v> for random u, v: forward and reverse mode agree."""
+    x = np.concatenate([x, x[:1]])[:max(2, x.size)]
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(x.shape)
+    out, jv = astjax.jvp(cases.vector_valued, (x,), (v,))
+    u = rng.standard_normal(np.shape(out))
+    _, vjp_fn = astjax.vjp(cases.vector_valued, x)
+    ju, = vjp_fn(u)
+    np.testing.assert_allclose(np.dot(u, jv), np.dot(ju, v), rtol=1e-10, atol=1e-12)
+
+
+def test_grad_of_scan_matches_finite_differences():
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    np.testing.assert_allclose(astjax.grad(cases.loop_then_scan)(x),
+                               fd_grad(cases.loop_then_scan, x), rtol=1e-5, atol=1e-7)
+
+
+def test_custom_jvp_rule_is_used_in_both_modes():
+    x = np.array([0.5, -1.0, 2.0])
+    expected = 1 / (1 + np.exp(-x)) * x + np.log1p(np.exp(x))  # d/dx softplus(x) * x
+    np.testing.assert_allclose(astjax.grad(cases.softplus_loss)(x), expected, rtol=1e-12)
+    _, tangent = astjax.jvp(cases.softplus_loss, (x,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, expected.sum(), rtol=1e-12)
+    # a deliberately wrong rule shows that the rule, not the function, is differentiated
+    np.testing.assert_allclose(astjax.grad(cases.uses_wrong_derivative)(x), [10.0] * 3)
+
+
+def test_custom_vjp_rule_is_used():
+    x = np.array([0.1, 0.2])
+    # d/dx sum(clip_gradient(3x) * 5) would be 15; the rule clips the cotangent 5 to 1, times 3
+    np.testing.assert_allclose(astjax.grad(cases.clipped_loss)(x), [3.0, 3.0])
+    np.testing.assert_allclose(astjax.jit(cases.clipped_loss)(x), 5.0 * 3.0 * x.sum())
+
+
+def test_forward_mode_of_custom_vjp_is_a_clear_error():
+    with pytest.raises(astjax.AstjaxError, match="custom_vjp"):
+        astjax.jvp(cases.clipped_loss, (np.ones(2),), (np.ones(2),))
+
+
+def test_grad_composes_with_jit_and_vmap():
+    xs = np.linspace(-1, 1, 6).reshape(3, 2)
+    per_example = astjax.jit(astjax.vmap(astjax.grad(cases.smooth)))(xs)
+    loop = np.stack([astjax.grad(cases.smooth)(x) for x in xs])
+    np.testing.assert_allclose(per_example, loop, rtol=1e-12)
