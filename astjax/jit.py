@@ -91,13 +91,17 @@ class Compiled:
 
     def __init__(self, spec, backend: str):
         from . import backends
-        compiler = backends.get(backend)
+        self.compiler = backends.get(backend)
         self.spec = spec
-        origin = spec.func.loc.file if spec.func.loc else "?"
-        self.source, _ = compiler.module_source(spec.func, origin)
-        self.call = compiler.compile_func(spec.func, origin)
+        self.origin = spec.func.loc.file if spec.func.loc else "?"
+        self.call = self.compiler.compile_func(spec.func, self.origin)
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
+
+    @property
+    def source(self) -> str:
+        """The generated module (printed again on demand: only `show` needs it)."""
+        return self.compiler.module_source(self.spec.func, self.origin)[0]
 
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:
