@@ -3,9 +3,10 @@
     import astjax as jax
     import astjax.numpy as jnp
 """
-from . import debug, lax, nn, numpy, tree_util  # noqa: F401
+from . import config, debug, lax, nn, numpy, tree_util  # noqa: F401
 from .custom import checkpoint, custom_jvp, custom_vjp, remat  # noqa: F401
 from .errors import AstjaxError  # noqa: F401
+from .hook import install_hook, uninstall_hook  # noqa: F401
 from .jit import jit  # noqa: F401
 from .show import make_source, show  # noqa: F401
 from .transforms import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: F401

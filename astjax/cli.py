@@ -1,6 +1,7 @@
 """The `astjax` command line.
 
     astjax transform FILE... [-o DIR]     (also: python -m astjax transform ...)
+    astjax run SCRIPT [ARGS...]           (runs a JAX program with `import jax` giving astjax)
 
 `transform` never imports or runs its input. It parses each FILE with libcst, finds statically
 the transformations the file asks for (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`,
@@ -73,7 +74,22 @@ def build_parser() -> argparse.ArgumentParser:
     transform.add_argument("-o", "--output", default="astjax_out", metavar="DIR",
                            help="folder for the generated modules (default: %(default)s)")
     transform.set_defaults(handler=run_transform)
+    run = commands.add_parser(
+        "run", help="run a JAX program on astjax (import jax gives astjax)",
+        description="Run SCRIPT as __main__ with the import hook installed: `import jax` and "
+                    "its submodules that astjax provides import astjax instead.")
+    run.add_argument("script", metavar="SCRIPT", help="the Python program to run")
+    run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
+    run.set_defaults(handler=run_program)
     return parser
+
+
+def run_program(args) -> int:
+    from .hook import run_script
+    if not os.path.isfile(args.script):
+        raise UsageError(f"{args.script}: no such file")
+    run_script(args.script, args.args)
+    return 0
 
 
 def run_transform(args) -> int:

@@ -1,0 +1,19 @@
+"""`jax.config.update(...)` as JAX programs call it.
+
+astjax follows NumPy's dtypes (float64 stays float64), so `jax_enable_x64` needs no switch:
+setting it is accepted and recorded. Other flags are recorded and have no effect."""
+import warnings
+
+_FLAGS: dict = {"jax_enable_x64": True}
+_KNOWN = {"jax_enable_x64", "jax_platform_name", "jax_platforms", "jax_debug_nans",
+          "jax_default_matmul_precision"}
+
+
+def update(name: str, value) -> None:
+    if name not in _KNOWN:
+        warnings.warn(f"astjax ignores the JAX flag {name!r}", stacklevel=2)
+    _FLAGS[name] = value
+
+
+def read(name: str):
+    return _FLAGS.get(name)

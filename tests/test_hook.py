@@ -1,0 +1,72 @@
+"""The import hook: unmodified JAX programs run on astjax through `python -m astjax run`."""
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax.errors import AstjaxError
+
+PROGRAM = textwrap.dedent("""\
+    import sys
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+
+    jax.config.update("jax_enable_x64", True)
+
+
+    @jax.jit
+    def newton(a):
+        x = a
+        while jnp.abs(x * x - a) > 1e-9 * a:
+            x = 0.5 * (x + a / x)
+        return x
+
+
+    def loss(w):
+        return jnp.sum(jnp.sin(w) * w)
+
+
+    g = jax.grad(loss)(np.array([0.5, 1.0]))
+    print(jax.__name__, jnp.__name__, lax.__name__)
+    print(round(float(newton(np.float64(2.0))), 9), np.round(g, 6).tolist(), sys.argv[1:])
+    """)
+
+
+def run(tmp_path, source, *args):
+    script = tmp_path / "program.py"
+    script.write_text(source)
+    return subprocess.run([sys.executable, "-m", "astjax", "run", str(script), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_jax_program_runs_on_astjax(tmp_path):
+    proc = run(tmp_path, PROGRAM, "--flag", "x")
+    assert proc.returncode == 0, proc.stderr
+    names, values = proc.stdout.strip().splitlines()
+    assert names == "astjax astjax.numpy astjax.lax"
+    w = np.array([0.5, 1.0])
+    expected_grad = np.round(np.sin(w) + w * np.cos(w), 6).tolist()  # d/dw sum(sin(w) * w)
+    assert values == f"1.414213562 {expected_grad} ['--flag', 'x']"
+
+
+def test_a_jax_module_without_counterpart_is_a_clear_import_error(tmp_path):
+    proc = run(tmp_path, "import jax.experimental.sparse\n")
+    assert proc.returncode != 0
+    assert "jax.experimental" in proc.stderr and "no astjax counterpart" in proc.stderr
+
+
+def test_missing_script_is_a_usage_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "astjax", "run", str(tmp_path / "nope.py")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_install_hook_refuses_when_real_jax_is_loaded():
+    pytest.importorskip("jax")
+    with pytest.raises(AstjaxError, match="already imported"):
+        astjax.install_hook()
