@@ -28,7 +28,7 @@ import numpy as np
 # the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-from astjax.core.files import cache_root, write_atomic
+from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.table import get
 from astjax.errors import TransformError
@@ -81,8 +81,7 @@ def compile_func(func: Func, origin: str = "?"):
     source, consts = module_source(func, origin)
     digest = _digest(source, consts)
     path = os.path.join(cache_root(), "numba", f"{func.name}_{digest}.py")
-    if not _same_file(path, source):
-        write_atomic(path, source)
+    write_if_changed(path, source)
     module = _load(path, f"astjax_numba.{func.name}_{digest}", consts)
     kernel = getattr(module, func.name)
     return _entry(kernel, func)
@@ -125,13 +124,6 @@ def _result(value, aval):
         return aval.dtype.type(value)
     return value
 
-
-def _same_file(path: str, source: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read() == source
-    except OSError:
-        return False
 
 
 def _load(path: str, name: str, consts: dict):

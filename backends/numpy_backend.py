@@ -9,7 +9,7 @@ import importlib.util
 import os
 import sys
 
-from astjax.core.files import cache_root, write_atomic
+from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func
 from astjax.core.printer import print_func
 
@@ -28,19 +28,11 @@ def compile_func(func: Func, origin: str = "?"):
     source, consts = module_source(func, origin)
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     path = os.path.join(cache_root(), "numpy", f"{func.name}_{digest}.py")
-    if not _same_file(path, source):
-        write_atomic(path, source)
+    write_if_changed(path, source)
     module = _load(path, f"astjax_generated.{func.name}_{digest}")
     module.__dict__.update(consts)
     return getattr(module, func.name)
 
-
-def _same_file(path: str, source: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read() == source
-    except OSError:
-        return False
 
 
 def _load(path: str, name: str):

@@ -17,6 +17,18 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+def write_if_changed(path: str, text: str) -> None:
+    """Write atomically unless the file already holds exactly `text` (a corrupt or stale
+    generated file is rewritten, an intact one is left alone for the caches that key on it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    write_atomic(path, text)
+
+
 def cache_root() -> str:
     """Where generated modules live: $ASTJAX_CACHE_DIR, else ~/.cache/astjax."""
     root = os.environ.get("ASTJAX_CACHE_DIR") or os.path.join(
