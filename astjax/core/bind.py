@@ -27,6 +27,9 @@ class Builder:
 
     def emit(self, name: str, operands, params: dict):
         prim = primitives.get(name)
+        values = [o.value if isinstance(o, Lit) else o for o in operands]
+        if _foldable(prim, values):  # Python scalars only: compute now, stay a Python scalar
+            return weak_scalar(prim, values, prim.impl(*values, **params))
         atoms = [as_atom(o) for o in operands]
         out = prim.abstract(*[a.aval for a in atoms], **params)
         out_avals = list(out) if prim.multiple_results else [out]
@@ -90,6 +93,11 @@ def stays_weak(prim, operands, out) -> bool:
     values = operands[1:] if prim.name == "select" else operands  # the predicate aside
     return (prim.kind == "elementwise" and prim.name != "convert" and np.ndim(out) == 0
             and all(isinstance(o, PYTHON_SCALARS) for o in values))
+
+
+def _foldable(prim, values) -> bool:
+    return (prim.kind == "elementwise" and prim.name != "convert"
+            and all(isinstance(v, PYTHON_SCALARS) for v in values))
 
 
 def weak_scalar(prim, operands, out):

@@ -43,7 +43,15 @@ add, subtract, multiply = _binary("add"), _binary("sub"), _binary("mul")
 divide = true_divide = _binary("div")
 floor_divide = _binary("floor_divide")
 remainder = mod = _binary("rem")
-power = pow = _binary("pow")
+def power(x1, x2, /):
+    """x1 ** x2; a literal square is x1 * x1 (exact, and far cheaper than pow in any backend)."""
+    if isinstance(x2, (int, float)) and not isinstance(x2, bool) and x2 == 2:
+        x1 = _as_operand(x1)
+        return bind("mul", x1, x1)
+    return bind("pow", _as_operand(x1), _as_operand(x2))
+
+
+pow = power
 maximum, minimum = _binary("max"), _binary("min")
 arctan2 = atan2 = _binary("atan2")
 logaddexp = _binary("logaddexp")
