@@ -28,7 +28,7 @@ from astjax.core.table import get
 
 # Names generated code uses as modules or helpers: never given to a value.
 MODULE_NAMES = {"numba", "vecmath", "rt", "math", "prange", "njit"}
-PRANGE_MIN_SIZE = 4096  # below this a thread pool costs more than it saves
+PRANGE_MIN_SIZE = 65536  # below this the thread pool's start-up costs more than it saves
 NARROW_OK = {"float32", "float64", "int64", "bool"}  # dtypes Numba's arithmetic keeps
 
 

@@ -125,7 +125,7 @@ def cases() -> dict:
     m = rng.standard_normal((4, 5))
     return {
         "chain_f32": (astjax.jit(chain), (rng.standard_normal(1000).astype(f32),)),
-        "chain_f32_parallel": (astjax.jit(chain), (rng.standard_normal(8192).astype(f32),)),
+        "chain_f32_parallel": (astjax.jit(chain), (rng.standard_normal(70_000).astype(f32),)),
         "chain_f64_2d": (astjax.jit(chain), (rng.standard_normal((30, 7)),)),
         "more_math_f32_weak": (astjax.jit(more_math), (rng.standard_normal(50).astype(f32), 0.7)),
         "more_math_f64": (astjax.jit(more_math), (rng.standard_normal(50), f64(1.5))),
