@@ -171,11 +171,12 @@ def _join_avals(per_body: list, names) -> list:
 
 
 def _coerce_outs(body, target: list) -> None:
-    """Convert a body's outputs in place (by appending converts) to the target avals."""
+    """Convert a body's first len(target) outputs in place (appending converts) to `target`."""
     from .core.bind import Builder, building
     builder = Builder()
     with building(builder):
-        body.outs = [_converted(o, t) for o, t in zip(body.outs, target)]
+        converted = [_converted(o, t) for o, t in zip(body.outs, target)]
+    body.outs = converted + body.outs[len(target):]
     body.eqns = body.eqns + builder.eqns
 
 
@@ -217,8 +218,9 @@ def while_loop(cond_fun, body_fun, init_val, names=None):
     avals = _avals(leaves)
     for _ in range(3):  # weakly typed carries may widen once (a Python 0 that meets floats)
         body = build_body(body_fun, args_tree, avals, names)
-        widened = _carry_fixpoint(avals, body, tree, names)
+        widened = _widened_carry(avals, tree, body.out_tree, body.outs, names)
         if widened == avals:
+            _coerce_outs(body, avals)
             break
         avals = widened
     cond_body = build_body(cond_fun, args_tree, avals, names)
@@ -301,31 +303,30 @@ def _check_loop_pred(cond_body):
         cond_body.eqns = cond_body.eqns + builder.eqns
 
 
-def _carry_fixpoint(avals, body, tree, names) -> list:
-    """The carry avals the loop needs, given what one pass of the body returned."""
-    if body.out_tree != tree:
+def _widened_carry(avals, tree, out_tree, outs, names) -> list:
+    """The carry avals a loop needs, given what one pass of its body returned (`outs`, of
+    structure `out_tree`): equal to `avals` when the body keeps every carry's type; a weakly
+    typed carry (a Python 0 meeting floats) may widen; anything else is an error."""
+    if out_tree != tree:
         raise ControlFlowError(
-            f"the loop body returns the structure {body.out_tree} but carries {tree}",
+            f"the loop body returns the structure {out_tree} but carries {tree}",
             hint="return the same tuple/dict of values the loop starts with")
-    widened = []
-    for name, a, out in zip(names, avals, body.outs):
-        b = _aval(out)
-        if b.shape != a.shape:
-            raise ControlFlowError(
-                f"the loop changes the shape of {name!r} from {a.shape} to {b.shape}",
-                hint="a value carried around a loop must keep its shape; pad it or use a fixed size")
-        if b.dtype == a.dtype:
-            widened.append(a)
-            continue
-        dtype, _ = result_dtype(a, b)
-        if not a.weak and dtype != a.dtype:
-            raise ControlFlowError(
-                f"the loop changes the dtype of {name!r} from {a.dtype} to {b.dtype}",
-                hint=f"convert it explicitly, e.g. .astype(jnp.{a.dtype.name})")
-        widened.append(AVal(a.shape, dtype, a.weak and b.weak))
-    if widened == avals:
-        _coerce_outs(body, avals)
-    return widened
+    return [_widened(name, a, _aval(out)) for name, a, out in zip(names, avals, outs)]
+
+
+def _widened(name, a: AVal, b: AVal) -> AVal:
+    if b.shape != a.shape:
+        raise ControlFlowError(
+            f"the loop changes the shape of {name!r} from {a.shape} to {b.shape}",
+            hint="a value carried around a loop must keep its shape; pad it or use a fixed size")
+    if b.dtype == a.dtype:
+        return a
+    dtype, _ = result_dtype(a, b)
+    if not a.weak and dtype != a.dtype:
+        raise ControlFlowError(
+            f"the loop changes the dtype of {name!r} from {a.dtype} to {b.dtype}",
+            hint=f"convert it explicitly, e.g. .astype(jnp.{a.dtype.name})")
+    return AVal(a.shape, dtype, a.weak and b.weak)
 
 
 def _convert_to(x, aval: AVal):
@@ -383,14 +384,12 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None, x_n
         x_names = [f"x_{p}" if p else "x" for p in x_paths]
     names = _leaf_names(init, names) + list(x_names)
     in_tree = tree_flatten((init, xs))[1]
-    for _ in range(3):
+    for _ in range(3):  # weakly typed carries may widen once, as in while_loop
         body = build_body(lambda c, x: f(c, x), in_tree, c_avals + x_avals, names)
         carry_tree, _ = _split_scan_tree(body.out_tree)
-        carry_body = _ScanCarryView(body, len(c_avals))
-        widened = _carry_fixpoint(c_avals, carry_body, c_tree, names) \
-            if carry_tree == c_tree else _carry_fixpoint(c_avals, _Mismatch(carry_tree), c_tree, names)
+        widened = _widened_carry(c_avals, c_tree, carry_tree, body.outs, names)
         if widened == c_avals:
-            body.eqns, body.outs = carry_body.eqns, carry_body.outs + body.outs[len(c_avals):]
+            _coerce_outs(body, c_avals)
             break
         c_avals = widened
     _, y_tree = _split_scan_tree(body.out_tree)
@@ -408,20 +407,6 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None, x_n
 def _drop_carry(result, drop):
     carry, y = result
     return drop(carry), y
-
-
-class _ScanCarryView:
-    """The carry part of a scan body, shaped like a while body for `_carry_fixpoint`."""
-
-    def __init__(self, body, n):
-        self._body, self.n = body, n
-        self.out_tree = _split_scan_tree(body.out_tree)[0]
-        self.outs, self.eqns = body.outs[:n], body.eqns
-
-
-class _Mismatch:
-    def __init__(self, tree):
-        self.out_tree, self.outs, self.eqns = tree, [], []
 
 
 def _split_scan_tree(out_tree):
