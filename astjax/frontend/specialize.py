@@ -63,10 +63,11 @@ def dynamic_leaves(bound, static) -> tuple:
 
 
 def abstract_leaf(value, hint: str):
-    if isinstance(value, (bool, int, float, complex, np.ndarray, np.generic)) or \
-            hasattr(value, "__array__"):
-        return Var(aval_of(value if not hasattr(value, "__array__") or isinstance(value, np.ndarray)
-                           else np.asarray(value)), hint)
+    """The abstract parameter standing for one array leaf (Python scalars are weakly typed)."""
+    if isinstance(value, (bool, int, float, complex)):
+        return Var(aval_of(value), hint)
+    if hasattr(value, "__array__"):  # NumPy arrays and scalars, JAX arrays, ...
+        return Var(aval_of(np.asarray(value)), hint)
     raise StaticArgumentError(
         f"argument {hint!r} is a {type(value).__name__}, not an array",
         hint="mark it static (static_argnums/static_argnames) or pass an array")
