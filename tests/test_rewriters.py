@@ -165,3 +165,34 @@ def test_return_inside_a_while_loop(start):
     x, i = f(np.float64(start))
     want_x, want_i = _search(start)
     assert x == pytest.approx(want_x) and int(i) == want_i
+
+
+def _while_else(x):
+    while x < 10.0:
+        x = x * 2.0
+    else:
+        x = x + 0.5
+    return x
+
+
+def _for_else_break(xs, threshold):
+    found = xs[0] * 0.0
+    for v in xs:
+        if v > threshold:
+            found = v
+            break
+    else:
+        found = found - 1.0
+    return found
+
+
+@pytest.mark.parametrize("start", [0.3, 20.0])
+def test_while_else_on_array_condition(start):
+    assert astjax.jit(_while_else)(np.float64(start)) == pytest.approx(_while_else(start))
+
+
+@pytest.mark.parametrize("threshold", [0.2, 5.0])
+def test_for_else_with_break_over_an_array(threshold):
+    xs = np.array([0.1, 0.5, 0.9])
+    got = astjax.jit(_for_else_break)(xs, np.float64(threshold))
+    assert got == pytest.approx(_for_else_break(xs, threshold))

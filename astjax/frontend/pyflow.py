@@ -93,6 +93,7 @@ class ControlFlowMixin:
             if isinstance(test, Var):
                 self.set_loc(node.test, frame)
                 self._convert_while(node, frame)
+                self.exec_block(_else_body(node.orelse), frame)  # (no break left: see exec_For)
                 return
             if not test:
                 self.exec_block(_else_body(node.orelse), frame)
@@ -104,9 +105,6 @@ class ControlFlowMixin:
 
     def _convert_while(self, node: cst.While, frame):
         import astjax.control as control
-        if node.orelse is not None:
-            raise ControlFlowError("while/else on an array condition is not supported yet",
-                                   self.loc(node, frame))
         names = self._carried(node, node.body.body, frame)
 
         def with_carry(carry, action):
@@ -156,19 +154,10 @@ class ControlFlowMixin:
     # ------------------------------------------------------------ for
     def exec_For(self, node: cst.For, frame):
         iterable = self.eval(node.iter, frame)
-        if isinstance(iterable, Var):
-            self.set_loc(node.iter, frame)
-            self._convert_for_array(node, iterable, frame)
-            return
-        if isinstance(iterable, _DynamicRange):
-            self._convert_for_range(node, iterable, frame)
-            return
-        if isinstance(iterable, ArrayIteration) and iterable.converts():
-            self.set_loc(node.iter, frame)
-            if iterable.with_index:
-                self._convert_for_array(node, iterable.arrays[0], frame, counter=iterable.start)
-            else:
-                self._convert_for_array(node, iterable.stacked(), frame, iterable.item)
+        if self._convert_for(node, iterable, frame):
+            # a loop with a break had its else clause moved behind the flag by the rewriters,
+            # so an else clause still here runs whenever the loop ends
+            self.exec_block(_else_body(node.orelse), frame)
             return
         for value in iterable:
             self.assign(node.target, value, frame)
@@ -186,6 +175,23 @@ class ControlFlowMixin:
             return False
         except Continue:
             pass
+        return True
+
+    def _convert_for(self, node: cst.For, iterable, frame) -> bool:
+        """Convert a for over array values to a scan or while_loop; False if it is static."""
+        if isinstance(iterable, Var):
+            self.set_loc(node.iter, frame)
+            self._convert_for_array(node, iterable, frame)
+        elif isinstance(iterable, _DynamicRange):
+            self._convert_for_range(node, iterable, frame)
+        elif isinstance(iterable, ArrayIteration) and iterable.converts():
+            self.set_loc(node.iter, frame)
+            if iterable.with_index:
+                self._convert_for_array(node, iterable.arrays[0], frame, counter=iterable.start)
+            else:
+                self._convert_for_array(node, iterable.stacked(), frame, iterable.item)
+        else:
+            return False
         return True
 
     def _convert_for_array(self, node: cst.For, xs, frame, item=lambda x: x, counter=None):
