@@ -1,5 +1,5 @@
-"""A tiny model in JAX style: a soft-clipped activation, a Newton square root and a logistic
-prediction, with Python `if` and `while` on array values inside `jit`.
+"""A tiny model in JAX style: a soft-clipped activation, a Newton square root, a logistic
+prediction and its loss gradient, with Python `if` and `while` on array values inside `jit`.
 
 Run it as written, or through the static compiler:
 
@@ -41,6 +41,15 @@ def logistic(w, b, x):
 predict = jax.jit(logistic)
 
 
+def cross_entropy(w, b, x, labels):
+    """Mean negative log-likelihood of the labels (0 or 1) under the logistic model."""
+    p = logistic(w, b, x)
+    return -jnp.mean(labels * jnp.log(p) + (1.0 - labels) * jnp.log(1.0 - p))
+
+
+loss_grad = jax.jit(jax.grad(cross_entropy))  # the gradient is generated source too
+
+
 if __name__ == "__main__":
     calm, strong = np.array([0.5, -1.0, 2.0, 0.25]), np.array([0.5, 1.0, 2.0, 0.25])
     print("softclip(calm)   =", softclip(calm, 2.0))
@@ -49,3 +58,5 @@ if __name__ == "__main__":
     w = np.array([1.5, -0.5])
     features = np.array([[1.0, 2.0], [0.0, 0.0], [-1.0, 3.0]])
     print("predict          =", predict(w, 0.1, features))
+    labels = np.array([1.0, 0.0, 0.0])
+    print("d loss / d w     =", loss_grad(w, 0.1, features, labels))
