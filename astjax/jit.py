@@ -53,6 +53,7 @@ class JitFunction:
         self.fun, self.backend = fun, backend
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
+        self._signature = None
         self.last = None
         functools.update_wrapper(self, fun, updated=())
 
@@ -65,9 +66,12 @@ class JitFunction:
         return entry.run(leaves)
 
     def lookup(self, args, kwargs):
+        if self._signature is None:
+            import inspect
+            self._signature = inspect.signature(self.fun)
         bound, static = split_arguments(self.fun, args, kwargs, self.static_argnums,
-                                        self.static_argnames)
-        leaves, tree, _ = dynamic_leaves(bound, static)
+                                        self.static_argnames, self._signature)
+        leaves, tree = dynamic_leaves(bound, static)
         key = (tree, tuple(_leaf_signature(x) for x in leaves), _static_key(bound, static))
         entry = self._cache.get(key)
         reason = "first call with this signature" if entry is None else entry.stale_reason()

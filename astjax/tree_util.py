@@ -10,10 +10,11 @@ _REGISTRY: dict = {}
 
 
 class PyTreeDef:
-    __slots__ = ("kind", "aux", "children")
+    __slots__ = ("kind", "aux", "children", "_cached_key")
 
     def __init__(self, kind, aux, children: tuple):
         self.kind, self.aux, self.children = kind, aux, children
+        self._cached_key = None
 
     @property
     def num_leaves(self) -> int:
@@ -22,7 +23,9 @@ class PyTreeDef:
         return sum(c.num_leaves for c in self.children)
 
     def _key(self):
-        return (self.kind, self.aux, tuple(c._key() for c in self.children))
+        if self._cached_key is None:  # treedefs are immutable: compute the key once
+            self._cached_key = (self.kind, self.aux, tuple(c._key() for c in self.children))
+        return self._cached_key
 
     def __eq__(self, other):
         return isinstance(other, PyTreeDef) and self._key() == other._key()

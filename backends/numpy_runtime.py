@@ -6,6 +6,8 @@ eager Python and in JAX), and a NumPy scalar would be strongly typed under NEP 5
 """
 import types
 
+import numpy as np
+
 from astjax.core.bind import stays_weak, weak_scalar
 from astjax.core.table import PRIMITIVES
 
@@ -16,6 +18,8 @@ def _runtime_impl(prim):
 
     def run(*args, **params):
         out = prim.impl(*args, **params)
+        if type(out) is np.ndarray and out.ndim:  # the common case, decided cheaply
+            return out
         return weak_scalar(prim, args, out) if stays_weak(prim, args, out) else out
     return run
 

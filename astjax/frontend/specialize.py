@@ -33,9 +33,10 @@ class Specialized:
     implicit: list            # (namespace, name) of array inputs read from outside
 
 
-def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=()):
-    """(bound arguments, names of static parameters) for a call of fn."""
-    sig = inspect.signature(fn)
+def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=None):
+    """(bound arguments, names of static parameters) for a call of fn (`sig`: its signature,
+    when the caller has it already)."""
+    sig = sig or inspect.signature(fn)
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
@@ -54,12 +55,15 @@ def _never_an_array(value) -> bool:
 
 
 def dynamic_leaves(bound, static) -> tuple:
-    """(flat array leaves of the non-static arguments, their treedef, hint names)."""
+    """(flat array leaves of the non-static arguments, their treedef)."""
+    return tree_flatten(tuple(v for k, v in bound.arguments.items() if k not in static))
+
+
+def leaf_hints(bound, static) -> list:
+    """A readable name per dynamic leaf: the parameter's name, then its path (params_w1)."""
     names = [k for k in bound.arguments if k not in static]
-    dynamic = tuple(bound.arguments[k] for k in names)
-    leaves, tree = tree_flatten(dynamic)
-    hints = [names[int(p.split("_", 1)[0])] + p[len(p.split("_", 1)[0]):] for p in leaf_paths(dynamic)]
-    return leaves, tree, hints
+    paths = leaf_paths(tuple(bound.arguments[k] for k in names))
+    return [names[int(p.split("_", 1)[0])] + p[len(p.split("_", 1)[0]):] for p in paths]
 
 
 def abstract_leaf(value, hint: str):
@@ -74,8 +78,8 @@ def abstract_leaf(value, hint: str):
 
 
 def specialize(fn, bound, static) -> Specialized:
-    leaves, tree, hints = dynamic_leaves(bound, static)
-    params = [abstract_leaf(x, h) for x, h in zip(leaves, hints)]
+    leaves, tree = dynamic_leaves(bound, static)
+    params = [abstract_leaf(x, h) for x, h in zip(leaves, leaf_hints(bound, static))]
     abstract = tree_unflatten(tree, params)
     for name, value in zip([k for k in bound.arguments if k not in static], abstract):
         bound.arguments[name] = value
