@@ -40,8 +40,9 @@ _MODULE_DUNDERS = {"__file__", "__name__", "__doc__", "__spec__", "__loader__", 
 
 _PRINT_HINT = "use astjax.debug.print('x = {}', x), which prints when the compiled function runs"
 _PASS_IN_HINT = "do it outside the compiled function and pass the result in as an argument"
-_RANDOM_HINT = ("use astjax.random with an explicit key: key, sub = astjax.random.split(key); "
-                "astjax.random.normal(sub, shape)")
+_RANDOM_HINT = ("draw the random numbers outside the compiled function (e.g. with "
+                "numpy.random.default_rng) and pass them in as an argument; astjax has no "
+                "random module yet")
 
 _IO_BUILTINS = {
     "print": ("print() is I/O, which a compiled function cannot do", _PRINT_HINT),
