@@ -23,7 +23,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 from .frontend.discover import discover
 
 # JAX modules with an astjax counterpart of the same name under `astjax`.
-JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.nn", "jax.random",
+JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.nn",
                "jax.tree_util", "jax.debug")
 
 
