@@ -10,7 +10,7 @@ from .core.avals import AVal, result_dtype
 from .core.bind import bind, current_builder
 from .core.build import build_body
 from .core.closure import close, free_vars
-from .core.ir import Eqn, Lit, Var
+from .core.ir import Lit, Var
 from .errors import ControlFlowError
 from .tree_util import leaf_paths, tree_flatten, tree_unflatten
 

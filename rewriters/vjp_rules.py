@@ -6,12 +6,10 @@ through `bind`, so what they write is what the generated gradient reads.
 """
 import math
 
-import numpy as np
-
 from astjax.core.bind import bind
 from astjax.core.primitives import register
 
-from .ad_util import aval, broadcast_to, unbroadcast, value, zeros_like
+from .ad_util import aval, unbroadcast, value
 
 
 def _op(name):

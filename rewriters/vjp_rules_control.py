@@ -49,8 +49,7 @@ def _while(cts, *carry, out, cond, body):
 
 @rule("scan")
 def _scan(cts, *ops, out, body, num_consts, num_carry, length, reverse=False, num_tape=0):
-    consts, carry = ops[:num_consts], ops[num_consts:num_consts + num_carry]
-    xs = ops[num_consts + num_carry:]
+    consts, xs = ops[:num_consts], ops[num_consts + num_carry:]
     n_ys = len(out) - num_carry - num_tape
     plain = Func(body.name, body.params, body.eqns, body.outs[:len(body.outs) - num_tape], body.loc)
     wrt = [differentiable(p) for p in body.params]

@@ -6,9 +6,6 @@ control flow on them is specialised away; array values are `Var`s, and every ope
 goes through astjax's library, which records primitives. `if`/`while`/`for` on array values
 become cond/while_loop/scan (see `pyflow.py`). Errors carry the user's file:line:col.
 """
-import ast
-import builtins
-import functools
 import operator
 import types
 

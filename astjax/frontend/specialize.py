@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.avals import aval_of
 from ..core.bind import Builder, building
-from ..core.ir import Func, Lit, Var, as_atom
+from ..core.ir import Func, Var, as_atom
 from ..core.simplify import simplify
 from ..errors import AstjaxError, StaticArgumentError
 from ..tree_util import leaf_paths, tree_flatten, tree_unflatten
