@@ -89,3 +89,10 @@ def test_primitive_table_is_consistent():
     for name, prim in PRIMITIVES.items():
         assert prim.name == name and callable(prim.impl) and callable(prim.abstract)
     assert numpy_backend.module_source  # the backend exposes the printed module
+
+
+def test_shift_operators_on_arrays():
+    x = np.arange(10, dtype=np.uint32)
+    got = astjax.jit(sugar.shifts)(x)
+    assert got.dtype == np.uint32
+    np.testing.assert_array_equal(got, (x << 2) ^ (x >> 1))

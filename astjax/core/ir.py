@@ -74,7 +74,7 @@ def _dunder(op: str, swap: bool = False):
 for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "div"),
                    ("floordiv", "floor_divide"), ("mod", "rem"), ("pow", "pow"),
                    ("matmul", "matmul"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-                   ("xor", "bitwise_xor")]:
+                   ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift")]:
     setattr(Var, f"__{_name}__", _dunder(_op))
     setattr(Var, f"__r{_name}__", _dunder(_op, swap=True))
 for _name, _op in [("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"), ("neg", "neg"),

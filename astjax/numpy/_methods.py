@@ -16,6 +16,7 @@ OPERATORS = {
     "floor_divide": ew.floor_divide, "rem": ew.remainder, "pow": ew.power,
     "matmul": _linalg_ops.matmul,
     "bitwise_and": ew.bitwise_and, "bitwise_or": ew.bitwise_or, "bitwise_xor": ew.bitwise_xor,
+    "left_shift": ew.left_shift, "right_shift": ew.right_shift,
     "lt": ew.less, "le": ew.less_equal, "gt": ew.greater, "ge": ew.greater_equal,
     "eq": ew.equal, "ne": ew.not_equal,
     "neg": ew.negative, "pos": ew.positive, "abs": ew.absolute, "invert": ew.invert,
