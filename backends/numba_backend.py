@@ -28,6 +28,8 @@ import numpy as np
 # the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+import numba.core.errors  # noqa: E402
+
 from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.table import get
@@ -103,7 +105,10 @@ def _entry(kernel, func: Func):
 
     def call(*args):
         ready = [_argument(a, aval) for a, aval in zip(args, in_avals)]
-        result = kernel(*ready)
+        try:
+            result = kernel(*ready)
+        except numba.core.errors.NumbaError as err:  # compiled lazily, at the first call
+            raise _compile_error(func, err) from None
         outs = result if len(out_avals) != 1 else (result,)
         outs = tuple(_result(v, aval) for v, aval in zip(outs, out_avals))
         return outs[0] if len(out_avals) == 1 else outs
@@ -111,6 +116,12 @@ def _entry(kernel, func: Func):
     call.kernel = kernel
     call.__name__ = func.name
     return call
+
+
+def _compile_error(func: Func, err) -> TransformError:
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return TransformError(f"the Numba backend could not compile {func.name}: {first}",
+                          func.loc, hint='run it with backend="numpy" (and please report it)')
 
 
 def _argument(value, aval):

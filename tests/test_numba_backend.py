@@ -141,3 +141,22 @@ def test_primitive_without_lowering_is_refused(monkeypatch):
 
     with pytest.raises(TransformError, match=r"lax\.sort[\s\S]*backend=\"numpy\""):
         astjax.jit(sorts, backend="numba")(np.arange(3.0))
+
+
+def test_a_numba_compile_failure_is_an_astjax_error():
+    """Numba compiles at the first call; a failure there names the function, not Numba's
+    internals (a deliberately broken kernel stands in for an unforeseen lowering bug)."""
+    import numba
+    from astjax.backends import numba_backend
+    from astjax.core.avals import AVal
+    from astjax.core.ir import Func, Var
+    from astjax.errors import TransformError
+
+    @numba.njit
+    def broken(x):
+        return x.no_such_method()
+
+    x = Var(AVal((2,), np.dtype("float64")), "x")
+    call = numba_backend._entry(broken, Func("broken", [x], [], [x]))
+    with pytest.raises(TransformError, match="could not compile broken"):
+        call(np.ones(2))
