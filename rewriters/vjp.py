@@ -61,14 +61,19 @@ def _backward(eqn: Eqn, cts: dict, builder: Builder) -> None:
                              eqn.loc, hint="differentiate with jax.jvp / jacfwd, or wrap the "
                                            "computation in a custom_vjp")
     builder.loc, builder.note = eqn.loc, "grad of"
-    out_cts = [c if c is not None or not differentiable(v) else zeros_like(v)
-               for c, v in zip(out_cts, eqn.outs)]
+    out_cts = [c if c is not None or not differentiable(v) or _dynamic(v) else zeros_like(v)
+               for c, v in zip(out_cts, eqn.outs)]  # (a tape without cotangent stays None)
     if prim.multiple_results:
         in_cts = prim.vjp(out_cts, *eqn.ins, out=eqn.outs, **eqn.params)
     else:
         in_cts = prim.vjp(out_cts[0], *eqn.ins, out=eqn.outs[0], **eqn.params)
     for atom, ct in zip(eqn.ins, in_cts):
         accumulate(cts, atom, ct)
+
+
+def _dynamic(var) -> bool:
+    """A while loop's tape: its length is known only when the loop runs."""
+    return any(d < 0 for d in var.aval.shape)
 
 
 def _taped(eqn: Eqn) -> Eqn:

@@ -31,18 +31,26 @@ rule("switch")(_branches_rule)
 
 @rule("while_loop_taped")
 def _while(cts, *carry, out, cond, body):
-    """Walk the tape backwards, applying the body's VJP once per recorded iteration."""
+    """Walk the tape backwards, applying the body's VJP once per recorded iteration. When the
+    tape itself has cotangents (a second derivative differentiates the first one's reverse
+    sweep), each step adds the cotangent of the carry it recorded."""
     n = len(carry)
     tape, wrt = out[n:], [differentiable(c) for c in carry]
     body_bars = _only_bars(vjp_func(body, wrt, f"{body.name}_vjp"), len(body.outs))
+    tape_cts = [(i, c) for i, (c, w) in enumerate(zip(cts[n:], wrt)) if w and c is not None]
+    diff_positions = [i for i, w in enumerate(wrt) if w]
 
-    def step(carry_bar, carry_k):
+    def step(carry_bar, slices):
+        carry_k, tape_bar_k = slices
         bars = inline(body_bars, list(carry_k) + list(carry_bar))
-        return tuple(bars), None
+        extra = dict(zip([i for i, _ in tape_cts], tape_bar_k))
+        return tuple(bind("add", b, extra[i]) if i in extra else b
+                     for b, i in zip(bars, diff_positions)), None
 
     init = tuple(c if c is not None else zeros_like(v)
                  for c, v, w in zip(cts[:n], out[:n], wrt) if w)
-    final, _ = control.scan(step, init, tuple(tape), reverse=True)
+    xs = (tuple(tape), tuple(c for _, c in tape_cts))
+    final, _ = control.scan(step, init, xs, reverse=True)
     bars = iter(final)
     return [next(bars) if w else None for w in wrt]
 

@@ -80,3 +80,9 @@ def loop_then_scan(x):
         return c * 0.9 + jnp.sin(xi * c), c
     c, _ = lax.scan(step, jnp.sum(x), x)
     return c
+
+
+def data_dependent_loop(x):
+    while x < 10.0:
+        x = x * 1.5 + jnp.sin(x)
+    return x

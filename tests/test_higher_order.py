@@ -106,3 +106,12 @@ def test_grad_composes_with_jit_and_vmap():
     per_example = astjax.jit(astjax.vmap(astjax.grad(cases.smooth)))(xs)
     loop = np.stack([astjax.grad(cases.smooth)(x) for x in xs])
     np.testing.assert_allclose(per_example, loop, rtol=1e-12)
+
+
+@pytest.mark.parametrize("start", [0.5, 3.0, 7.0, 12.0])  # several trip counts, and none
+def test_second_derivative_through_a_data_dependent_while_loop(start):
+    """Reverse over reverse through the loop's tape (JAX cannot take even the first)."""
+    g = astjax.grad(cases.data_dependent_loop)
+    x = np.float64(start)
+    want = (g(x + EPS) - g(x - EPS)) / (2 * EPS)
+    np.testing.assert_allclose(astjax.grad(g)(x), want, rtol=1e-5, atol=1e-7)

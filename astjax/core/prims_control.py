@@ -76,8 +76,10 @@ def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False, 
             ys = [np.empty((length,) + np.shape(v), np.asarray(v).dtype) for v in y]
         for stack, v in zip(ys, y):
             stack[t] = v
-    if ys is None:
-        ys = [np.empty((0,) + a.shape, a.dtype) for a in []]
+    if ys is None:  # no step ran: shape the empty ys by one step on stand-in zeros
+        probe = as_tuple(body_fn(*consts, *carry, *[np.zeros(np.shape(x)[1:], np.asarray(x).dtype)
+                                                    for x in xs]))
+        ys = [np.empty((0,) + np.shape(v), np.asarray(v).dtype) for v in probe[num_carry:]]
     return _unwrap(tuple(carry) + tuple(ys))
 
 
