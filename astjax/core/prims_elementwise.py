@@ -6,12 +6,17 @@ dtypes), so compiled code gets exactly the dtypes eager NumPy would give.
 import numpy as np
 import scipy.special as sp
 
-from ..errors import ShapeError
+from ..errors import ShapeError, TransformError
 from .avals import AVal, _WEAK_STAND_IN
 from .primitives import define
 
 
 def broadcast_shapes(*shapes) -> tuple:
+    if any(d < 0 for s in shapes for d in s):
+        raise TransformError("a while loop's tape (its length is known only at run time) "
+                             "cannot be combined elementwise: derivatives of third order or "
+                             "more through a while loop are not supported yet",
+                             hint="use a fori_loop / scan with a fixed trip count")
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
