@@ -45,5 +45,17 @@ def unbroadcast(ct, target):
     return ct
 
 
+def expand_reduced(value, like, axes):
+    """A result reduced over `axes` of `like`, broadcast back to `like`'s shape."""
+    shape = aval(like).shape
+    kept = [i for i in range(len(shape)) if i not in axes]
+    return broadcast_to(value, shape, kept)
+
+
+def extremum_hits(x, out, axes):
+    """1 where x attains its reduced max/min `out` (ties included), 0 elsewhere, in x's dtype."""
+    return bind("convert", bind("eq", x, expand_reduced(out, x, axes)), dtype=aval(x).dtype.name)
+
+
 def broadcast_to(x, shape, dims):
     return bind("broadcast_in_dim", x, shape=tuple(shape), broadcast_dimensions=tuple(dims))

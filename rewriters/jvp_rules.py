@@ -7,7 +7,7 @@ once in `vjp_rules`; linear primitives apply themselves to the tangents.
 from astjax.core.bind import bind
 from astjax.core.primitives import register
 
-from .ad_util import aval, broadcast_to
+from .ad_util import aval, expand_reduced, extremum_hits
 from . import vjp_rules
 
 
@@ -120,10 +120,7 @@ def _extremum_jvp(p, t, out, axes):
     x, = p
     if t[0] is None:
         return None
-    shape = aval(x).shape
-    dims = [i for i in range(len(shape)) if i not in axes]
-    hit = bind("convert", bind("eq", x, broadcast_to(out, shape, dims)),
-               dtype=aval(x).dtype.name)
+    hit = extremum_hits(x, out, axes)
     picked = bind("reduce_sum", bind("mul", hit, t[0]), axes=axes)
     return bind("div", picked, bind("reduce_sum", hit, axes=axes))
 
@@ -137,9 +134,7 @@ def _reduce_prod(p, t, out, axes):
     x, = p
     if t[0] is None:
         return None
-    shape = aval(x).shape
-    dims = [i for i in range(len(shape)) if i not in axes]
-    ratio = bind("div", broadcast_to(out, shape, dims), x)
+    ratio = bind("div", expand_reduced(out, x, axes), x)
     return bind("reduce_sum", bind("mul", t[0], ratio), axes=axes)
 
 

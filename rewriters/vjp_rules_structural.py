@@ -4,29 +4,21 @@ import numpy as np
 from astjax.core.bind import bind
 from astjax.errors import TransformError
 
-from .ad_util import aval, broadcast_to, unbroadcast, zeros_like
+from .ad_util import aval, broadcast_to, expand_reduced, extremum_hits, unbroadcast, zeros_like
 from .vjp_rules import rule
-
-
-def _kept(ndim, axes):
-    return [i for i in range(ndim) if i not in axes]
 
 
 # ---------------------------------------------------------------- reductions
 @rule("reduce_sum")
 def _reduce_sum(ct, x, out, axes):
-    shape = aval(x).shape
-    return [broadcast_to(ct, shape, _kept(len(shape), axes))]
+    return [expand_reduced(ct, x, axes)]
 
 
 def _extremum(ct, x, out, axes):
     """The cotangent goes to the places that attain the extremum, split evenly among ties."""
-    shape = aval(x).shape
-    dims = _kept(len(shape), axes)
-    hit = bind("convert", bind("eq", x, broadcast_to(out, shape, dims)), dtype=aval(x).dtype.name)
-    count = bind("reduce_sum", hit, axes=axes)
-    share = bind("div", ct, count)
-    return [bind("mul", hit, broadcast_to(share, shape, dims))]
+    hit = extremum_hits(x, out, axes)
+    share = bind("div", ct, bind("reduce_sum", hit, axes=axes))
+    return [bind("mul", hit, expand_reduced(share, x, axes))]
 
 
 rule("reduce_max")(_extremum)
@@ -35,9 +27,7 @@ rule("reduce_min")(_extremum)
 
 @rule("reduce_prod")
 def _reduce_prod(ct, x, out, axes):
-    shape = aval(x).shape
-    dims = _kept(len(shape), axes)
-    return [bind("div", bind("mul", broadcast_to(ct, shape, dims), broadcast_to(out, shape, dims)), x)]
+    return [bind("div", bind("mul", expand_reduced(ct, x, axes), expand_reduced(out, x, axes)), x)]
 
 
 @rule("cumsum")
