@@ -20,7 +20,7 @@ def _runtime_impl(prim):
         out = prim.impl(*args, **params)
         if type(out) is np.ndarray and out.ndim:  # the common case, decided cheaply
             return out
-        return weak_scalar(prim, args, out) if stays_weak(prim, args, out) else out
+        return weak_scalar(out) if stays_weak(prim, args, out) else out
     return run
 
 

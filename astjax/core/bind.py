@@ -29,7 +29,7 @@ class Builder:
         prim = primitives.get(name)
         values = [o.value if isinstance(o, Lit) else o for o in operands]
         if _foldable(prim, values):  # Python scalars only: compute now, stay a Python scalar
-            return weak_scalar(prim, values, prim.impl(*values, **params))
+            return weak_scalar(prim.impl(*values, **params))
         atoms = [as_atom(o) for o in operands]
         out = prim.abstract(*[a.aval for a in atoms], **params)
         out_avals = list(out) if prim.multiple_results else [out]
@@ -81,7 +81,7 @@ def bind(name: str, *operands, **params):
     out = prim.impl(*values, **params)
     if prim.multiple_results:
         return [as_array(o) for o in out]
-    return weak_scalar(prim, values, out) if stays_weak(prim, values, out) else as_array(out)
+    return weak_scalar(out) if stays_weak(prim, values, out) else as_array(out)
 
 
 PYTHON_SCALARS = (bool, int, float, complex)
@@ -100,8 +100,8 @@ def _foldable(prim, values) -> bool:
             and all(isinstance(v, PYTHON_SCALARS) for v in values))
 
 
-def weak_scalar(prim, operands, out):
-    return np.asarray(out).item()  # (prim and operands kept for the signature's symmetry)
+def weak_scalar(out):
+    return np.asarray(out).item()
 
 
 def _value(operand):

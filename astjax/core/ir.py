@@ -120,11 +120,8 @@ class Func:
 
     @property
     def out_avals(self) -> list:
-        return [atom_aval(o) for o in self.outs]
+        return [o.aval for o in self.outs]
 
-
-def atom_aval(atom) -> AVal:
-    return atom.aval
 
 
 def as_atom(value):

@@ -99,7 +99,7 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         source = function_source(fn)
         check_function(source)
         return UserFunction(rewritten(source), fn.__globals__, None, cells,
-                            _python_defaults(fn), self, bound, fn)
+                            _python_defaults(fn), self, bound)
 
     def call_user(self, fn: UserFunction, args, kwargs):
         if fn in self.context.call_stack and _any_var((args, kwargs)):

@@ -8,7 +8,7 @@ source at all (REPL, `exec` of a string) gets a `SourceUnavailableError`.
 import hashlib
 from collections import ChainMap
 import linecache
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import libcst as cst
 import libcst.matchers as m
@@ -28,10 +28,9 @@ class ParsedFile:
     scopes: dict
     parents: dict
     contexts: dict
-    extra_positions: dict = field(default_factory=dict)  # nodes made by rewriters
 
     def loc(self, node) -> SourceLoc:
-        pos = self.positions.get(node) or self.extra_positions.get(id(node))
+        pos = self.positions.get(node)
         if pos is None:
             return None
         return SourceLoc(self.path, pos.start.line, pos.start.column)

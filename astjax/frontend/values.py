@@ -29,7 +29,6 @@ class UserFunction:
     defaults: dict = field(default_factory=dict)  # parameter name -> default value
     interpreter: Any = None
     bound_self: Any = None
-    python_function: Any = None
 
     @property
     def node(self) -> cst.CSTNode:
