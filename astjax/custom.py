@@ -31,6 +31,14 @@ class _Custom:
     def _plain(self, args):
         return current_builder() is None or self._building_rule
 
+    def _rule_func(self, rule, args: tuple, name: str):
+        """func_of for the user's rule, during which calls of this function run plainly."""
+        self._building_rule = True
+        try:
+            return func_of(rule, args, name)
+        finally:
+            self._building_rule = False
+
     def _flat(self, args):
         leaves, tree = tree_flatten(tuple(args))
         return leaves, tree
@@ -54,12 +62,8 @@ class custom_jvp(_Custom):
         leaves, tree = self._flat(args)
         fun, out_tree, fun_outer = func_of(self.fun, tuple(args), self.fun.__name__)
         rule = interpretable(self.jvp)
-        self._building_rule = True
-        try:
-            jvp, _, rule_outer = func_of(lambda *pt: _pair(rule(*pt)), (tuple(args), tuple(args)),
-                                         f"{self.fun.__name__}_jvp")
-        finally:
-            self._building_rule = False
+        jvp, _, rule_outer = self._rule_func(lambda *pt: _pair(rule(*pt)),
+                                             (tuple(args), tuple(args)), f"{self.fun.__name__}_jvp")
         outer = _union(fun_outer, rule_outer)
         fun = _over(fun, len(leaves), fun_outer, outer)
         jvp = _over(jvp, 2 * len(leaves), rule_outer, outer)
@@ -90,11 +94,8 @@ class custom_vjp(_Custom):
         name = self.fun.__name__
         fun, out_tree, fun_outer = func_of(self.fun, tuple(args), name)
         fwd_call = interpretable(self.fwd)
-        self._building_rule = True
-        try:
-            fwd, fwd_tree, fwd_outer = func_of(lambda *a: fwd_call(*a), tuple(args), f"{name}_fwd")
-        finally:
-            self._building_rule = False
+        fwd, fwd_tree, fwd_outer = self._rule_func(lambda *a: fwd_call(*a), tuple(args),
+                                                   f"{name}_fwd")
         res_tree = fwd_tree.children[1]
         res_avals = [v.aval for v in fwd.outs[len(fun.outs):]]
         bwd_call = interpretable(self.bwd)
