@@ -273,13 +273,16 @@ def _map_rows(fn, rows):
     from . import control
     from .batching import vmap
     from .core.bind import Builder, building
+    outer = current_builder()
     trial = Builder()
+    trial.loc, trial.note = outer.loc, outer.note
     try:
-        with building(trial):  # batch into a scratch builder first: vmap may refuse
-            vmap(fn)(rows)
+        with building(trial):  # batch into a scratch builder: vmap may refuse
+            batched = vmap(fn)(rows)
     except TransformError:
         return control.scan(lambda c, e: (c, fn(e)), 0, rows)[1]
-    return vmap(fn)(rows)
+    outer.eqns.extend(trial.eqns)  # it did not: keep what it built
+    return batched
 
 
 def _eye(n, shape, dtype):
