@@ -4,6 +4,8 @@ iterable is static, converted to lax.cond / while_loop / scan when it is an arra
 A converted statement outputs exactly the variables assigned in it that exist before it or are
 read after it; those defined on only one path are errors naming the variable.
 """
+import contextlib
+
 import libcst as cst
 
 from ..core.ir import Var
@@ -32,18 +34,14 @@ class ControlFlowMixin:
 
         def branch(statements):
             def run():
-                saved = _enter_body(frame)
-                try:
+                with _body_env(frame):
                     self._exec_converted(statements, frame, node)
-                    return tuple(self._output_value(n, frame, node) for n in names)
-                finally:
-                    frame.env = saved
+                    return self._output_values(names, frame, node)
             return run
 
         self._check_scalar(pred, node.test, frame)
         results = control.cond(pred, branch(node.body.body), branch(orelse))
-        for name, value in zip(names, results):
-            self._bind_result(name, value, frame)
+        self._bind_results(names, results, frame)
 
     def _outputs(self, node, statements, frame) -> list:
         assigned = analysis.assigned_names(statements)
@@ -60,6 +58,13 @@ class ControlFlowMixin:
                 "and used after it", self.loc(node, frame),
                 hint=f"assign {name} before the if (or in every branch)")
         return value
+
+    def _output_values(self, names, frame, node) -> tuple:
+        return tuple(self._output_value(n, frame, node) for n in names)
+
+    def _bind_results(self, names, values, frame):
+        for name, value in zip(names, values):
+            self._bind_result(name, value, frame)
 
     def _bind_result(self, name, value, frame):
         from ..tree_util import leaf_paths, tree_leaves
@@ -107,27 +112,18 @@ class ControlFlowMixin:
         import astjax.control as control
         names = self._carried(node, node.body.body, frame)
 
-        def with_carry(carry, action):
-            saved = _enter_body(frame)
-            try:
-                frame.env.update(zip(names, carry))
-                return action()
-            finally:
-                frame.env = saved
-
         def cond_fun(carry):
-            return with_carry(carry, lambda: self._loop_test(node, frame))
+            with _body_env(frame, names, carry):
+                return self._loop_test(node, frame)
 
         def body_fun(carry):
-            def run():
+            with _body_env(frame, names, carry):
                 self._exec_converted(node.body.body, frame, node)
-                return tuple(self._output_value(n, frame, node) for n in names)
-            return with_carry(carry, run)
+                return self._output_values(names, frame, node)
 
         init = tuple(frame.env[n] for n in names)
         results = control.while_loop(cond_fun, body_fun, init, names=list(names))
-        for name, value in zip(names, results):
-            self._bind_result(name, value, frame)
+        self._bind_results(names, results, frame)
 
     def _loop_test(self, node, frame):
         test = self.eval(node.test, frame)
@@ -205,24 +201,19 @@ class ControlFlowMixin:
         counted = counter is not None
 
         def step(carry, x):
-            saved = _enter_body(frame)
-            try:
-                index, carry = (carry[0], carry[1:]) if counted else (None, carry)
-                frame.env.update(zip(names, carry))
+            index, carry = (carry[0], carry[1:]) if counted else (None, carry)
+            with _body_env(frame, names, carry):
                 self.assign(node.target, (index, x) if counted else item(x), frame)
                 self._exec_converted(node.body.body, frame, node)
-                out = tuple(self._output_value(n, frame, node) for n in names)
+                out = self._output_values(names, frame, node)
                 return ((index + 1,) + out if counted else out), None
-            finally:
-                frame.env = saved
 
         init = ((counter,) if counted else ()) + tuple(frame.env[n] for n in names)
         carry_names = (["index"] if counted else []) + list(names)
         results, _ = control.scan(step, init, xs, names=carry_names,
                                   x_names=_target_names(node.target)[1:] if counted
                                   else _target_names(node.target))
-        for name, value in zip(names, results[1:] if counted else results):
-            self._bind_result(name, value, frame)
+        self._bind_results(names, results[1:] if counted else results, frame)
 
     def _convert_for_range(self, node, rng, frame):
         """for i in range(a, b) with array bounds -> lax.while_loop over a counter."""
@@ -230,19 +221,14 @@ class ControlFlowMixin:
         names = self._carried(node, node.body.body, frame)
 
         def body(i, carry):
-            saved = _enter_body(frame)
-            try:
-                frame.env.update(zip(names, carry))
+            with _body_env(frame, names, carry):
                 self.assign(node.target, i, frame)
                 self._exec_converted(node.body.body, frame, node)
-                return tuple(self._output_value(n, frame, node) for n in names)
-            finally:
-                frame.env = saved
+                return self._output_values(names, frame, node)
 
         init = tuple(frame.env[n] for n in names)
         results = control.fori_loop(rng.start, rng.stop, body, init)
-        for name, value in zip(names, results):
-            self._bind_result(name, value, frame)
+        self._bind_results(names, results, frame)
 
 
 class ArrayIteration:
@@ -317,14 +303,19 @@ def make_range(*args):
                            hint="loop with a while on a counter")
 
 
-def _enter_body(frame) -> dict:
-    """Before running a branch or loop body for conversion: the env to restore afterwards.
-
-    The body gets its own copies of the lists and dicts it can see, so an item it assigns
-    (`out[0] = v`) changes only what the body returns, never the caller's container."""
+@contextlib.contextmanager
+def _body_env(frame, names=(), carry=()):
+    """While a branch or loop body is run for conversion: `names` bound to `carry`, and the
+    frame's env restored afterwards. The body gets its own copies of the lists and dicts it
+    can see, so an item it assigns (`out[0] = v`) changes only what the body returns, never
+    the caller's container."""
     saved = dict(frame.env)
     frame.env = {k: _copy_containers(v) for k, v in saved.items()}
-    return saved
+    frame.env.update(zip(names, carry))
+    try:
+        yield
+    finally:
+        frame.env = saved
 
 
 def _copy_containers(value):
