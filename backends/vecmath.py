@@ -28,11 +28,11 @@ Contract
   tests/test_vecmath.py asserts <= 4 ulp everywhere (``ULP_BOUNDS``)::
 
       function   f32   f64    function   f32   f64    function    f32   f64
-      exp        1.0   1.0    sin        0.9   1.0    arcsinh     1.9   1.6
-      exp2       1.1   1.1    cos        0.9   0.8    arccosh     2.5   2.3
+      exp        1.0   1.0    sin        0.5   1.0    arcsinh     1.9   1.6
+      exp2       1.1   1.1    cos        0.5   0.8    arccosh     2.5   2.3
       expm1      1.4   1.7    tan        2.4   1.9    arctanh     2.0   1.6
       log        0.8   0.8    arcsin     1.5   1.2    erf         1.7   1.6
-      log2       1.0   0.8    arccos     0.9   1.0    erfc        0.5   2.5
+      log2       1.0   0.8    arccos     0.9   1.0    erfc        1.1   2.5
       log10      0.9   0.8    arctan     0.8   0.7    erfinv      2.5   1.6
       log1p      1.4   1.0    arctan2    1.5   1.2    cbrt        0.8   0.7
       sinh       1.6   1.5    hypot      1.2   1.0    pow         0.5   1.0
@@ -48,14 +48,20 @@ Contract
   calling loop is compiled with ``fastmath=True`` (Numba's fastmath pass leaves flagged
   instructions alone).  What fastmath does to the caller's own ops is the caller's business:
   with ``nnan``/``ninf`` there, LLVM may assume the *argument* is finite.
-* float32 stays float32 except where float64 is the accurate choice: sin/cos/tan convert
-  the exact 64-bit-integer Payne-Hanek remainder (correct for every |x| < 3.4e38, no table,
-  no gather) to radians in float64; pow (|y log x| needs ~40 bits) and erfc evaluate in
-  float64.  They still take and return float32 (the loop then runs 8 lanes per op for
-  those parts).  float64 sin/cos/tan use a 2048 x 4 double table (Payne-Hanek, gathers).
+* float32 stays float32 except where float64 is the accurate choice: pow (|y log x| needs
+  ~40 bits), erfc, and the trig reduction evaluate in float64.  They still take and return
+  float32 (the loop then runs 8 lanes per op for those parts).
+* sin, cos, tan and float32 pow are *calls* rather than inline code: a scalar function
+  whose vector versions (``vector-function-abi-variant``, see vecmath_variants) run a
+  cheap path and branch, once per vector, to the full algorithm only when some lane needs
+  it.  For trig the cheap path is Cody-Waite reduction for |x| < 2**28 (float32: reduce
+  mod pi in double, one polynomial, sign from the quotient's parity); the full one is
+  Payne-Hanek, correct for every finite x (float32: the exact 64-bit-integer product
+  with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
+  table).  For float32 pow the cheap path is plain-double log and exp for normal x > 0,
+  finite y and a normal result; other lanes take the float64 C99 algorithm.
 * Performance: see bench/vecmath_bench.py.  Everything vectorises (tests assert it on a
-  fused loop over every function); cost per element is a few ns at most, the float32
-  trig reduction and pow being the most expensive.
+  fused loop over every function); cost per element is a few ns at most.
 
 Signatures (``T`` is float32 or float64; ints/bools -> float64)::
 
@@ -72,6 +78,7 @@ from numba.core import typing as _typing
 from numba.extending import intrinsic
 
 from . import vecmath_ir as ir_
+from . import vecmath_variants as _variants
 from .vecmath_ir import (V, F32, F64, I32, I64, fma, select, isnan, isinf, signbit, poly,
                          two_sum, fast_two_sum, two_prod, fmt, pow2i, global_table, load_table)
 # aliased: the public names below (sqrt, floor, rint, ...) rebind these module globals
@@ -111,7 +118,10 @@ def _result_float(argtys):
     return out or types.float64
 
 
-def _register(name, impl, nargs):
+def _register(name, impl, nargs, fast=None, fast_types=(F32, F64)):
+    """impl(*Vs) -> V, emitted inline.  With fast(*Vs) -> (V, slow mask): for the float
+    types in fast_types, a call whose vector versions run fast and fall back to impl only
+    for vectors with a slow lane (vecmath_variants)."""
     def typer(typingctx, *args):
         if len(args) != nargs:
             return None
@@ -121,9 +131,11 @@ def _register(name, impl, nargs):
         sig = _typing.signature(rt, *args)
 
         def codegen(context, builder, sig, llargs):
-            vals = [V(builder, context.cast(builder, a, t, sig.return_type))
-                    for a, t in zip(llargs, sig.args)]
-            return impl(*vals).v
+            vals = [context.cast(builder, a, t, sig.return_type) for a, t in zip(llargs, sig.args)]
+            fty = F32 if sig.return_type == types.float32 else F64
+            if fast is None or fty not in fast_types:
+                return impl(*[V(builder, v) for v in vals]).v
+            return _variants.call(builder, name, fty, impl, fast, vals)
 
         return sig, codegen
 
@@ -469,10 +481,43 @@ def _rem_pio2_f32(x):
 
 
 def _reduce(x):
-    """-> (q, rh, rl) in x's precision (q in x's integer width)."""
+    """-> (q, rh, rl) in x's precision (q in x's integer width), for every finite x."""
     if x.is32:
         return _rem_pio2_f32(x)
     return _rem_pio2(x)
+
+
+# Below this, Cody-Waite reduction with pi/2 in two (float32) or three (float64) doubles
+# is as accurate as Payne-Hanek: n*C1 is exact inside the fma and x - n*C1 is exact
+# (|n| < 2**28, result below 1 with no bits under 2**-53), and the pi/2 left over after
+# the last constant, n * 5.6e-50, is far below the closest any float comes to a multiple
+# of pi/2 (float64: 2**-61 relative).
+FAST_TRIG_LIMIT = 2.0**28
+TWO_OVER_PI = 0.6366197723675814
+PIO2_C3 = -1.4973849048591698e-33  # pi/2 = PIO2_HI + PIO2_LO + PIO2_C3 + 5.6e-50
+
+
+def _reduce_fast(x):
+    """_reduce for |x| < FAST_TRIG_LIMIT (other lanes are reduced as 0)."""
+    x = select(_fabs(x) < FAST_TRIG_LIMIT, x, x.f(0.0))
+    if x.is32:
+        xd = x.to(F64)
+        n = _rint(xd * TWO_OVER_PI)
+        r = fma(n, -PIO2_LO, fma(n, -PIO2_HI, xd))  # relative error 2**-53
+        h = r.to(F32)
+        return n.to_int().to(I32), h, (r - h.to(F64)).to(F32)
+    n = _rint(x * TWO_OVER_PI)
+    r1 = fma(n, -PIO2_HI, x)  # exact
+    ph, pl = two_prod(n, PIO2_LO)
+    rh, rl = two_sum(r1, -ph)
+    rh, rl = two_sum(rh, rl - fma(n, PIO2_C3, pl))
+    return n.to_int(), rh, rl
+
+
+def _slow_trig(x):
+    """Lanes that need Payne-Hanek: huge and finite."""
+    a = _fabs(x)
+    return (a >= FAST_TRIG_LIMIT) & (a < INF)
 
 
 def _sin_kernel(h, l):
@@ -495,36 +540,73 @@ def _trig_input(x):
     return select(_fabs(x) < INF, x, x.f(0.0))
 
 
-def _sin(x):
-    """sin(x), correctly reduced for all finite x."""
-    q, h, l = _reduce(_trig_input(x))
-    s, c = _sin_kernel(h, l), _cos_kernel(h, l)
-    res = select((q & 1).eq(0), s, c)
-    res = select((q & 2).eq(0), res, -res)
-    res = select(_fabs(x) < _c(x, 2.0**-12, 0.0), x, res)  # keeps -0; tiny f32 below window
-    res = select(x.eq(0.0), x, res)
+def _trig(kind, reduce):
+    """sin/cos/tan of x from a reduction (q, h, l): x = q*pi/2 + h + l."""
+    def fn(x):
+        q, h, l = reduce(_trig_input(x))
+        s, c = _sin_kernel(h, l), _cos_kernel(h, l)
+        tiny = _fabs(x) < _c(x, 2.0**-12, 0.0)  # also: tiny f32 lie below the PH window
+        if kind == "sin":
+            res = select((q & 1).eq(0), s, c)
+            res = select((q & 2).eq(0), res, -res)
+            res = select(tiny | x.eq(0.0), x, res)  # keeps -0
+        elif kind == "cos":
+            res = select((q & 1).eq(0), c, -s)
+            res = select((q & 2).eq(0), res, -res)
+            res = select(tiny, x.f(1.0), res)
+        else:  # tan = sin/cos of the reduced argument, -cos/sin in odd quadrants
+            odd = (q & 1).ne(0)
+            res = select(odd, -c, s) / select(odd, s, c)
+            res = select(tiny | x.eq(0.0), x, res)
+        return select(_fabs(x) < INF, res, x - x)
+    return fn
+
+
+# sin(r) = r + r^3 P(r^2) on |r| <= pi/2 + 1e-3, relative error 2**-35 (vecmath_fit)
+SIN_HALFPI = [-0.16666666625863266, 0.0083333310961701, -0.00019840866541848744,
+              2.752529678858088e-06, -2.388733162562903e-08]
+INV_PI = 0.3183098861837907
+ROUND_SHIFT = 6755399441055744.0  # 1.5 * 2**52: t + it rounds t to an integer in the low bits
+
+
+def _sin_cos_f32_fast(x, kind):
+    """float32 sin/cos for |x| < FAST_TRIG_LIMIT, all in double: reduce mod pi (not pi/2) so
+    one odd polynomial serves every quadrant and the sign comes from n's parity.
+
+    sin(x) = (-1)**n sin(x - n pi),             n = rint(x/pi)
+    cos(x) = (-1)**n sin(x - (2n - 1) pi/2),    n = rint(x/pi + 1/2)
+    m = 2n or 2n - 1 times pi/2 (in two doubles) is subtracted exactly, as in _reduce_fast.
+    """
+    xd = select(_fabs(x) < FAST_TRIG_LIMIT, x, x.f(0.0)).to(F64)
+    t = xd * INV_PI if kind == "sin" else fma(xd, INV_PI, 0.5)
+    shifted = t + ROUND_SHIFT
+    n = shifted - ROUND_SHIFT
+    m = n + n if kind == "sin" else (n + n) - 1.0
+    r = fma(m, -PIO2_LO, fma(m, -PIO2_HI, xd))
+    z = r * r
+    sr = fma(r * z, poly(z, SIN_HALFPI), r)
+    res = ((shifted.bits() << 63) ^ sr.bits()).as_float().to(F32)  # (-1)**n
+    if kind == "sin":
+        res = select(x.eq(0.0), x, res)  # keeps -0
     return select(_fabs(x) < INF, res, x - x)
 
 
-def _cos(x):
-    """cos(x), correctly reduced for all finite x."""
-    q, h, l = _reduce(_trig_input(x))
-    s, c = _sin_kernel(h, l), _cos_kernel(h, l)
-    res = select((q & 1).eq(0), c, -s)
-    res = select((q & 2).eq(0), res, -res)
-    res = select(_fabs(x) < _c(x, 2.0**-12, 0.0), x.f(1.0), res)
-    return select(_fabs(x) < INF, res, x - x)
+def _with_fast_reduction(kind):
+    full = _trig(kind, _reduce)
+    fast64 = _trig(kind, _reduce_fast)
+
+    def fast(x):
+        if x.is32 and kind != "tan":
+            return _sin_cos_f32_fast(x, kind), _slow_trig(x)
+        return fast64(x), _slow_trig(x)
+
+    full.__doc__ = "%s(x), correctly reduced for all finite x." % kind
+    return full, fast
 
 
-def _tan(x):
-    """tan = sin/cos of the reduced argument (or -cos/sin in odd quadrants)."""
-    q, h, l = _reduce(_trig_input(x))
-    s, c = _sin_kernel(h, l), _cos_kernel(h, l)
-    odd = (q & 1).ne(0)
-    res = select(odd, -c, s) / select(odd, s, c)
-    res = select(_fabs(x) < _c(x, 2.0**-12, 0.0), x, res)
-    res = select(x.eq(0.0), x, res)
-    return select(_fabs(x) < INF, res, x - x)
+_sin, _sin_fast = _with_fast_reduction("sin")
+_cos, _cos_fast = _with_fast_reduction("cos")
+_tan, _tan_fast = _with_fast_reduction("tan")
 
 
 # ==========================================================================================
@@ -905,14 +987,15 @@ def _erf_small(x):
     return fma(x, poly(z, ERF_P32 if x.is32 else ERF_P64), x)
 
 
-def _erfc_pos(a):
-    """erfc(a) for a >= 1/2 (inf/nan ok: clamped).  The interval's coefficients are picked
+def _erfc_pos(a, for32=False):
+    """erfc(a) for a >= 1/2 (inf/nan ok: clamped); for32: a is float64 standing in for a
+    float32, so float32's range and polynomials do.  The interval's coefficients are picked
     by select, so one Horner chain serves all four pieces.  exp(-a^2) is taken with a^2 as
     an exact double-word and g is multiplied in before the 2**n scaling: one rounding each."""
-    amax = _c(a, 10.1, 27.3)  # erfc underflows to 0 beyond
+    amax = 10.1 if a.is32 or for32 else 27.3  # erfc underflows to 0 beyond
     a = select(a < amax, a, a.f(amax))  # nan -> amax, fixed by callers
     conds = [a < 1.5, a < 3.0, a < 4.5]
-    tab = ERFC_G32 if a.is32 else ERFC_G64
+    tab = ERFC_G32 if a.is32 or for32 else ERFC_G64
     n = max(len(c) for c in tab)
     coef = [_pick(conds, [c[j] if j < len(c) else 0.0 for c in tab], a) for j in range(n)]
     far = ~conds[2]
@@ -925,7 +1008,7 @@ def _erfc_pos(a):
     sh, sl = two_prod(a, a)
     r, n2 = _exp_reduce(_clamp(-sh, _exp_limits(a)[0], 0.0))
     r = r - sl
-    p = fma(r * r, poly(r, EXP_P32 if a.is32 else EXP_P64), r) + 1.0
+    p = fma(r * r, poly(r, EXP_P32 if a.is32 else EXP_P_FOR32 if for32 else EXP_P64), r) + 1.0
     return _scale(p * g, n2)
 
 
@@ -941,9 +1024,13 @@ def _erfc(x):
     """erfc; float32 is evaluated in float64: the float32 pieces reach ~4.3 ulp in the far
     tail product exp(-x^2)*g(x), the float64 ones round to <= 0.5 ulp of float32."""
     if x.is32:
-        return _erfc(x.to(F64)).to(F32)
+        return _erfc64(x.to(F64), for32=True).to(F32)
+    return _erfc64(x)
+
+
+def _erfc64(x, for32=False):
     a = _fabs(x)
-    ec = _erfc_pos(a)
+    ec = _erfc_pos(a, for32)
     res = select(a < 0.5, 1.0 - _erf_small(x), select(x > 0.0, ec, 2.0 - ec))
     return select(isnan(x), x, res)
 
@@ -1075,6 +1162,34 @@ def _pow64(x, y, for32=False):
     return select(y.eq(0.0) | x.eq(1.0), x.f(1.0), r)
 
 
+# e^r = 1 + r + r^2 P(r) on |r| <= ln2/2, relative error 2**-34: enough for a float32 result
+EXP_P_FOR32 = [0.500000006885339, 0.16666665855100526, 0.041666290646761285,
+               0.00833349891918739, 0.001394498226311108, 0.0001979009236757965]
+FLT_MIN = 1.1754943508222875e-38
+
+
+def _pow32_fast(x, y):
+    """float32 x**y for normal x > 0, finite y and a normal, finite result (other lanes are
+    slow): log and exp in plain double with float32-grade polynomials.
+
+    log x = k ln2 + 2 atanh(s), s = f/(2+f) (Taylor to s**13, relative error 2**-39);
+    |y log x| < 87 there, so the absolute error of y log x stays below 2**-32."""
+    ix = x.bits()
+    k = (ix - 0x3F3504F3) >> 23  # x = 2**k * m, m in [sqrt(1/2), sqrt(2))
+    m = (ix - (k << 23)).as_float()
+    f = m.to(F64) - 1.0  # exact
+    sd = f / (f + 2.0)
+    z = sd * sd
+    logx = fma(k.to_float().to(F64), LN2, fma(sd * z, poly(z, [2.0 / (2 * j + 3) for j in range(6)]),
+                                             sd + sd))
+    t = y.to(F64) * logx
+    r, n = _exp_reduce(t)
+    p = fma(r * r, poly(r, EXP_P_FOR32), r) + 1.0
+    res = (p * pow2i(n)).to(F32)
+    ordinary = (x >= FLT_MIN) & (x < INF) & (_fabs(y) < INF) & (_fabs(t) < 87.0)
+    return res, ~ordinary
+
+
 def _pow(x, y):
     """x**y; float32 goes through the float64 algorithm (|y log x| needs ~40 bits)."""
     if x.is32:
@@ -1125,9 +1240,9 @@ expm1 = _register("expm1", _expm1, 1)
 tanh = _register("tanh", _tanh, 1)
 log = _register("log", _log, 1)
 log1p = _register("log1p", _log1p, 1)
-sin = _register("sin", _sin, 1)
-cos = _register("cos", _cos, 1)
-tan = _register("tan", _tan, 1)
+sin = _register("sin", _sin, 1, fast=_sin_fast)
+cos = _register("cos", _cos, 1, fast=_cos_fast)
+tan = _register("tan", _tan, 1, fast=_tan_fast)
 exp2 = _register("exp2", _exp2, 1)
 log2 = _register("log2", _log2, 1)
 log10 = _register("log10", _log10, 1)
@@ -1147,7 +1262,7 @@ arccosh = _register("arccosh", _arccosh, 1)
 arctanh = _register("arctanh", _arctanh, 1)
 cbrt = _register("cbrt", _cbrt, 1)
 hypot = _register("hypot", _hypot, 2)
-pow = _register("pow", _pow, 2)
+pow = _register("pow", _pow, 2, fast=_pow32_fast, fast_types=(F32,))
 erf = _register("erf", _erf, 1)
 erfc = _register("erfc", _erfc, 1)
 erfinv = _register("erfinv", _erfinv, 1)

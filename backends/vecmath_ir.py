@@ -29,6 +29,16 @@ def _flag(instr):
     return instr
 
 
+def _scalar_const(c, ty):
+    if ty == F32:
+        return ir.Constant(F32, float(np.float32(c)))
+    if ty == F64:
+        return ir.Constant(F64, float(c))
+    if ty == I1:
+        return ir.Constant(I1, int(bool(c)))
+    return ir.Constant(ty, int(c))
+
+
 class V:
     """An SSA value plus the builder that made it.  Kinds: float, int (same width), bool."""
 
@@ -37,40 +47,48 @@ class V:
     def __init__(self, builder, value):
         self.b, self.v = builder, value
 
-    # -- type facts --------------------------------------------------------------------
+    # -- type facts (a V may be a scalar or a vector of lanes) -------------------------------
     @property
     def ty(self):
         return self.v.type
 
     @property
+    def elem(self):
+        """The lane type: the type itself for scalars."""
+        return self.ty.element if isinstance(self.ty, ir.VectorType) else self.ty
+
+    def shaped(self, ty):
+        """Scalar type ``ty`` with this value's lane count (vectors stay vectors)."""
+        if isinstance(self.ty, ir.VectorType) and not isinstance(ty, ir.VectorType):
+            return ir.VectorType(ty, self.ty.count)
+        return ty
+
+    @property
     def is_float(self):
-        return isinstance(self.ty, (ir.FloatType, ir.DoubleType))
+        return isinstance(self.elem, (ir.FloatType, ir.DoubleType))
 
     @property
     def is32(self):
         """True for float32/int32 values: selects the single-precision constants."""
-        return self.ty in (F32, I32)
+        return self.elem in (F32, I32)
 
     @property
     def ity(self):
-        return I32 if self.ty in (F32, I32) else I64
+        return self.shaped(I32 if self.is32 else I64)
 
     @property
     def fty(self):
-        return F32 if self.ty in (F32, I32) else F64
+        return self.shaped(F32 if self.is32 else F64)
 
     # -- constants ---------------------------------------------------------------------
     def const(self, c, ty=None):
-        ty = ty or self.ty
+        """Constant c of type ty (default: this value's); splat over the lanes of a vector."""
+        ty = self.shaped(ty or self.ty)
         if isinstance(c, V):
             return c
-        if ty == F32:
-            return V(self.b, ir.Constant(F32, float(np.float32(c))))
-        if ty == F64:
-            return V(self.b, ir.Constant(F64, float(c)))
-        if ty == I1:
-            return V(self.b, ir.Constant(I1, int(bool(c))))
-        return V(self.b, ir.Constant(ty, int(c)))
+        if isinstance(ty, ir.VectorType):
+            return V(self.b, ir.Constant(ty, [_scalar_const(c, ty.element)] * ty.count))
+        return V(self.b, _scalar_const(c, ty))
 
     def f(self, c):
         """Float constant of this value's precision."""
@@ -152,36 +170,55 @@ class V:
 
     def to(self, ty):
         """Float precision change or integer width change (sign-extending)."""
+        ty = self.shaped(ty)
         if self.ty == ty:
             return self
         if self.is_float:
-            op = self.b.fpext if ty == F64 else self.b.fptrunc
+            op = self.b.fpext if self.shaped(F64) == ty else self.b.fptrunc
         else:
-            op = self.b.sext if ty.width > self.ty.width else self.b.trunc
+            elem = ty.element if isinstance(ty, ir.VectorType) else ty
+            op = self.b.sext if elem.width > self.elem.width else self.b.trunc
         return V(self.b, op(self.v, ty))
 
 
 # ---------------------------------------------------------------------------------------
 # LLVM intrinsics the loop vectoriser knows how to widen.
+def _suffix(ty):
+    """LLVM's overload suffix: f32, f64, i64, v16f32, v8i64, ..."""
+    if isinstance(ty, ir.VectorType):
+        return "v%d%s" % (ty.count, _suffix(ty.element))
+    if ty == F32:
+        return "f32"
+    if ty == F64:
+        return "f64"
+    return "i%d" % ty.width
+
+
+def _declare(mod, name, ret, args):
+    fn = mod.globals.get(name)
+    if fn is None:
+        fn = ir.Function(mod, ir.FunctionType(ret, args), name)
+    return fn
+
+
 def _intr(name, x, *rest):
     b = x.b
-    mod = b.module
-    full = "llvm.%s.%s" % (name, "f32" if x.ty == F32 else "f64")
-    fn = mod.globals.get(full)
-    if fn is None:
-        fnty = ir.FunctionType(x.ty, [x.ty] * (1 + len(rest)))
-        fn = ir.Function(mod, fnty, full)
+    fn = _declare(b.module, "llvm.%s.%s" % (name, _suffix(x.ty)), x.ty, [x.ty] * (1 + len(rest)))
     return V(b, b.call(fn, [x.v] + [r.v for r in rest]))
 
 
 def fshl(a, b, sh):
     """Funnel shift left of integer Vs: (a << sh) | (b >> (width - sh)), sh taken mod width."""
-    bld, mod = a.b, a.b.module
-    full = "llvm.fshl.i%d" % a.ty.width
-    fn = mod.globals.get(full)
-    if fn is None:
-        fn = ir.Function(mod, ir.FunctionType(a.ty, [a.ty] * 3), full)
+    bld = a.b
+    fn = _declare(bld.module, "llvm.fshl.%s" % _suffix(a.ty), a.ty, [a.ty] * 3)
     return V(bld, bld.call(fn, [a.v, a._c(b).v, a._c(sh).v]))
+
+
+def any_lane(m):
+    """i1: is any lane of the vector mask m set?"""
+    bld = m.b
+    fn = _declare(bld.module, "llvm.vector.reduce.or.%s" % _suffix(m.ty), I1, [m.ty])
+    return V(bld, bld.call(fn, [m.v]))
 
 
 def fma(a, b, c):
@@ -201,7 +238,7 @@ def rint(x): return _intr("rint", x)   # round half to even in the default mode
 # fabs(nan) poison and break the special-value selects built on it.  LLVM turns these
 # bit patterns back into the same vandps/vpternlog instructions.
 def _signmask(x):
-    return x.i(-(1 << (x.ity.width - 1)))
+    return x.i(-(1 << (31 if x.is32 else 63)))
 
 
 def fabs(x):
@@ -296,11 +333,19 @@ def global_table(builder, name, values, ty):
 
 
 def load_table(builder, table, idx):
-    """table[idx] for an integer V idx (vectorises to a gather)."""
+    """table[idx] for an integer V idx (in a loop, vectorises to a gather; a vector idx
+    loads lane by lane)."""
     zero = ir.Constant(I64, 0)
     i = idx.to(I64).v
-    ptr = builder.gep(table, [zero, i], inbounds=True)
-    return V(builder, builder.load(ptr))
+    if not isinstance(i.type, ir.VectorType):
+        return V(builder, builder.load(builder.gep(table, [zero, i], inbounds=True)))
+    elem = table.type.pointee.element
+    out = ir.Constant(ir.VectorType(elem, i.type.count), ir.Undefined)
+    for lane in range(i.type.count):
+        k = ir.Constant(I32, lane)
+        ptr = builder.gep(table, [zero, builder.extract_element(i, k)], inbounds=True)
+        out = builder.insert_element(out, builder.load(ptr), k)
+    return V(builder, out)
 
 
 def f32_bits(c):

@@ -316,6 +316,54 @@ def test_large_argument_trig_f64():
         check64(name, x)
 
 
+TRIG = ("sin", "cos", "tan")
+
+
+def _mixed_lanes(dtype):
+    """Ordinary arguments with huge ones at scattered lanes, at the fast path's edge, and a
+    whole run of huge ones: vectors that take the fast path, vectors that fall back."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.uniform(-20, 20, 301)
+    x[[3, 40, 41, 77, 160]] = [1e30, -3e9, 2.0**28, 7e12, -2.0**28]
+    x[[5, 6]] = [np.nextafter(2.0**28, 0), -np.nextafter(2.0**28, 0)]
+    x[200:240] = rng.uniform(1e9, 1e30, 40) * rng.choice([-1, 1], 40)
+    x[[250, 251, 252]] = [np.inf, np.nan, -np.inf]
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("name", TRIG)
+def test_trig_fast_and_slow_lanes_in_one_vector(name):
+    """sin/cos/tan run a Cody-Waite vector path and redo a vector with any huge lane by
+    Payne-Hanek, lane by lane: every lane must come out right either way."""
+    check32(name, _mixed_lanes(F32))
+    check64(name, _mixed_lanes(F64))
+
+
+@pytest.mark.parametrize("name", TRIG)
+def test_trig_scalar_call_outside_vector_loops(name):
+    """A loop the vectoriser cannot widen (a recurrence) calls the scalar function."""
+    ns = {"vm": vm}
+    exec(f"def k(x, out):\n    acc = x[0] - x[0]\n    for i in range(x.size):\n"
+         f"        acc = vm.{name}(x[i] + (acc - acc))\n        out[i] = acc\n", ns)
+    k = njit(ns["k"])
+    for dt, check in ((F32, check32), (F64, check64)):
+        x = _mixed_lanes(dt)
+        x = x[np.isfinite(x)]  # acc - acc would turn the next argument into nan
+        out = np.empty_like(x)
+        k(x, out)
+        assert np.array_equal(out, run(name, x), equal_nan=True), (name, dt)
+        check(name, x)
+
+
+def test_trig_calls_vector_variants():
+    """The vectorised loop calls the widest vector version of sin, not the scalar one."""
+    for dt, width in ((F32, "f32_v16"), (F64, "f64_v8")):
+        k = kernel("sin")
+        run("sin", np.ones(64, dt))
+        llvm = "".join(k.inspect_llvm().values())
+        assert f"call <{width[5:]} x i{32 if dt == F32 else 64}> @astjax_vecmath_sin_{width}" in llvm
+
+
 # ---------------------------------------------------------------------------------------
 # Vectorisation: a fused loop calling every function must compile to vector code with no
 # libm calls.  (A regression to scalar code fails here.)

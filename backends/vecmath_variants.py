@@ -1,0 +1,93 @@
+"""Math functions with a cheap common path and a rare expensive one, as vector functions.
+
+A scalar loop body cannot say "if every lane of this vector is ordinary, skip the slow
+code": inline, branch-free code must compute both paths for every element.  So a function
+whose slow path is rare (sin's Payne-Hanek reduction, needed only for huge arguments)
+becomes a call to a module-level scalar function that names its vector versions in LLVM's
+``vector-function-abi-variant`` attribute.  The loop vectoriser then calls the
+``<16 x float>`` version once per 16 elements, and that version branches once per
+vector: the fast path for all lanes, and only if some lane needs it, the full function
+on the whole vector too (the way vector math libraries do it).
+
+Both functions pass floats as same-width integers: Numba's fastmath pass flags every call
+that returns a float with ``nnan``/``ninf``, which would let LLVM assume sin(inf) is not nan.
+They are ``weak_odr``, so every Numba module can define them and the linker keeps one.
+"""
+from llvmlite import ir
+
+from .vecmath_ir import V, F32, F64, I32, I64, any_lane, select
+
+# vector widths the loop vectoriser may ask for (SSE, AVX2, AVX-512)
+LANES = {F32: (4, 8, 16), F64: (2, 4, 8)}
+
+
+def call(builder, name, fty, full, fast, args):
+    """Emit ``name(*args)`` (llvm float values of type fty) as a call with vector variants.
+
+    full(*Vs) -> V: correct for every input (the slow path), branch-free.
+    fast(*Vs) -> (V, slow): result and the mask of lanes where it may be wrong.
+    """
+    fn = _scalar_function(builder.module, name, fty, full, fast, len(args))
+    ity = _int_of(fty)
+    res = builder.call(fn, [builder.bitcast(a, ity) for a in args])
+    return builder.bitcast(res, fty)
+
+
+def _int_of(fty):
+    return I32 if fty == F32 else I64
+
+
+def _symbol(name, fty):
+    return "astjax_vecmath_%s_%s" % (name, "f32" if fty == F32 else "f64")
+
+
+def _scalar_function(mod, name, fty, full, fast, nargs):
+    sym = _symbol(name, fty)
+    fn = mod.globals.get(sym)
+    if fn is not None:
+        return fn
+    ity = _int_of(fty)
+    fn = _define(mod, sym, ity, nargs)
+    variants = ",".join("_ZGV_LLVM_N%d%s_%s(%s_v%d)" % (n, "v" * nargs, sym, sym, n)
+                        for n in LANES[fty])
+    fn.attributes.add("noinline")  # inlined, the vectoriser would see no call to widen
+    # llvmlite knows only built-in attribute names; string attributes print as given
+    set.add(fn.attributes, '"vector-function-abi-variant"="%s"' % variants)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    xs = [V(b, b.bitcast(a, fty)) for a in fn.args]
+    _branch_on_slow(b, fast(*xs), lambda: full(*xs).v, fty, ity)
+    for n in LANES[fty]:
+        _vector_function(mod, sym, fty, n, full, fast, nargs)
+    return fn
+
+
+def _vector_function(mod, sym, fty, n, full, fast, nargs):
+    vty, ity = ir.VectorType(fty, n), ir.VectorType(_int_of(fty), n)
+    fn = _define(mod, "%s_v%d" % (sym, n), ity, nargs)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    xs = [V(b, b.bitcast(a, vty)) for a in fn.args]
+    res, slow = fast(*xs)
+    # the full function on the whole vector, kept where a lane needed it: branch-free vector
+    # code, so data where every vector has such a lane (pow of negative numbers) stays fast
+    _branch_on_slow(b, (res, any_lane(slow)), lambda: select(slow, full(*xs), res).v, vty, ity)
+
+
+def _define(mod, sym, ity, nargs):
+    fn = ir.Function(mod, ir.FunctionType(ity, [ity] * nargs), sym)
+    fn.linkage = "weak_odr"  # kept even before its first call appears; one copy after linking
+    fn.attributes.add("nounwind")
+    fn.attributes.add("readnone")
+    return fn
+
+
+def _branch_on_slow(b, fast_result, slow, fty, ity):
+    """ret (slow() if the i1 flag is set else the fast result), as integer bits."""
+    res, flag = fast_result
+    fast_block = b.block
+    with b.if_then(flag.v, likely=False):
+        slow_value = slow()
+        slow_block = b.block
+    out = b.phi(fty)
+    out.add_incoming(res.v, fast_block)
+    out.add_incoming(slow_value, slow_block)
+    b.ret(b.bitcast(out, ity))
