@@ -136,8 +136,11 @@ def bench_functions(n, reps, only):
         # every 2-thread call pay for waking the pool
         ours1 = _time_rr([(kern, args, 1)], reps)[0]
         rows.append((name, ours, ours1, npt, nbt))
+    floor = _time_rr([(_kernel("v", False), (data["normal"][0],), None)], reps)[0]
     print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
+    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / {floor[1]:.2f}; "
+          "where NumPy takes less than 3x that, 3x NumPy is out of reach of any kernel")
     print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
           f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}")
