@@ -146,6 +146,7 @@ def bench_functions(n, reps, only, passes=1):
         # every 2-thread call pay for waking the pool
         ours1 = _quietest([(kern, args, 1)], reps, passes)[0]
         rows.append((name, ours, ours1, npt, nbt))
+    # timed alone, so its 32 MB stay in the last-level cache: a best case, a lower bound
     floor = _quietest([(_kernel("v", False), (data["normal"][0],), None)], reps, passes)[0]
     print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
