@@ -146,12 +146,17 @@ def bench_functions(n, reps, only, passes=1):
         # every 2-thread call pay for waking the pool
         ours1 = _quietest([(kern, args, 1)], reps, passes)[0]
         rows.append((name, ours, ours1, npt, nbt))
-    # timed alone, so its 32 MB stay in the last-level cache: a best case, a lower bound
-    floor = _quietest([(_kernel("v", False), (data["normal"][0],), None)], reps, passes)[0]
+    # the copy loop timed alone keeps its 32 MB in the last-level cache (a best case); timed
+    # in rotation with NumPy's and libm's exp, as every row is, it streams from memory
+    x, copy = data["normal"][0], _kernel("v", False)
+    floor = _quietest([(copy, (x,), None)], reps, passes)[0]
+    floor_rr = _quietest([(copy, (x,), None), (np.exp, (x,), None),
+                          (_kernel("np.exp(v)", False), (x,), None)], reps, passes)[0]
     print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
-    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / {floor[1]:.2f}; "
-          "where NumPy takes less than 3x that, 3x NumPy is out of reach of any kernel")
+    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / {floor[1]:.2f} alone "
+          f"(cache-hot), {floor_rr[0]:.2f} / {floor_rr[1]:.2f} in rotation like the rows below;\n"
+          "  where NumPy takes less than 3x that, 3x NumPy is out of reach of any kernel")
     print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
           f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}")
