@@ -80,7 +80,8 @@ from numba.extending import intrinsic
 from . import vecmath_ir as ir_
 from . import vecmath_variants as _variants
 from .vecmath_ir import (V, F32, F64, I32, I64, fma, select, isnan, isinf, signbit, poly,
-                         two_sum, fast_two_sum, two_prod, fmt, pow2i, global_table, load_table)
+                         two_sum, fast_two_sum, two_prod, fmt, pow2i, global_table, load_table,
+                         estrin)
 # aliased: the public names below (sqrt, floor, rint, ...) rebind these module globals
 from .vecmath_ir import (sqrt as _vsqrt, fabs as _fabs, floor as _floor, ceil as _ceil,
                          trunc as _trunc, rint as _rint, copysign as _copysign)
@@ -1042,9 +1043,9 @@ def _erfc_d(a):
     """erfc(a) to ~2**-32 relative, for a float64 a >= 0 standing in for a float32 (inf ok,
     nan not): one division, one polynomial, one exp."""
     t = 1.0 / fma(a, 0.5, 1.0)
-    arg = poly(t, ERFC_E32) - a * a  # a*a exact: a has 24 bits
+    arg = estrin(t, ERFC_E32) - a * a  # a*a exact: a has 24 bits
     r, n = _exp_reduce(_clamp(arg, _exp_limits(a)[0], 0.0))
-    p = fma(r * r, poly(r, EXP_P_FOR32), r) + 1.0
+    p = fma(r * r, estrin(r, EXP_P_FOR32), r) + 1.0
     return _scale(p * t, n)
 
 
@@ -1193,8 +1194,8 @@ def _pow32_fast(x, y):
     f = m.to(F64) - 1.0  # exact
     sd = f / (f + 2.0)
     z = sd * sd
-    logx = fma(k.to_float().to(F64), LN2, fma(sd * z, poly(z, [2.0 / (2 * j + 3) for j in range(6)]),
-                                             sd + sd))
+    series = poly(z, [2.0 / (2 * j + 3) for j in range(6)])
+    logx = fma(k.to_float().to(F64), LN2, fma(sd * z, series, sd + sd))
     t = y.to(F64) * logx
     r, n = _exp_reduce(t)
     p = fma(r * r, poly(r, EXP_P_FOR32), r) + 1.0

@@ -283,6 +283,21 @@ def poly(x, coeffs):
     return acc
 
 
+def estrin(x, coeffs):
+    """The same polynomial as poly by Estrin's scheme: pairs c[2i] + c[2i+1]*x, then pairs of
+    those with x**2, x**4, ...  The dependency chain grows with log2 of the degree instead
+    of the degree: worth it where a long chain of dependent steps, not the count of
+    instructions, bounds a loop (a high-degree polynomial between a division and an exp)."""
+    terms = [x.const(c) for c in coeffs]
+    power = x
+    while len(terms) > 1:
+        pairs = [fma(terms[i + 1], power, terms[i]) for i in range(0, len(terms) - 1, 2)]
+        terms = pairs + terms[2 * len(pairs):]
+        if len(terms) > 1:
+            power = power * power
+    return terms[0]
+
+
 # ---------------------------------------------------------------------------------------
 # Error-free transformations (exact with fma, no Dekker splitting that `contract` could undo)
 def two_sum(a, b):
