@@ -1,7 +1,7 @@
 """Benchmark of astjax.backends.vecmath (issue 6).
 
 Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
-ufunc (single-threaded, as NumPy is) and against Numba's own ``np.*``/``math.*`` (scalar libm)
+ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv) and against Numba's own ``np.*``/``math.*`` (scalar libm)
 in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
@@ -22,6 +22,7 @@ import time
 
 import numba
 import numpy as np
+import scipy.special
 from numba import njit, prange
 
 from astjax.backends import vecmath as vm
@@ -53,9 +54,9 @@ UNARY = {
     "arcsinh": ("np.arcsinh", "np.arcsinh(v)", "normal"),
     "arccosh": ("np.arccosh", "np.arccosh(v)", "ge1"),
     "arctanh": ("np.arctanh", "np.arctanh(v)", "unit"),
-    "erf": (None, "math.erf(v)", "normal"),
-    "erfc": (None, "math.erfc(v)", "normal"),
-    "erfinv": (None, None, "unit"),
+    "erf": ("sp.erf", "math.erf(v)", "normal"),  # NumPy has none: SciPy's ufuncs
+    "erfc": ("sp.erfc", "math.erfc(v)", "normal"),
+    "erfinv": ("sp.erfinv", None, "unit"),
     "cbrt": ("np.cbrt", "np.cbrt(v)", "normal"),
     "sqrt": ("np.sqrt", "np.sqrt(v)", "pos"),
     "abs": ("np.abs", "np.abs(v)", "normal"),
@@ -135,7 +136,7 @@ def bench_functions(n, reps, only, passes=1):
         kern = _kernel(f"vm.{name}(v, w)" if binary else f"vm.{name}(v)", binary)
         cands = [(kern, args, None)]
         if npref:
-            cands.append((eval(npref, {"np": np, "F32": F32}), args, None))
+            cands.append((eval(npref, {"np": np, "sp": scipy.special, "F32": F32}), args, None))
         if libm:
             cands.append((_kernel(libm, binary), args, None))
         res = _quietest(cands, reps, passes)
