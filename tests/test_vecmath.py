@@ -559,6 +559,28 @@ def test_binary_accuracy(name):
     bcheck(F64, name, x, y)
 
 
+def test_pow_fast_and_slow_lanes_in_one_vector():
+    """float32 pow runs plain-double log/exp for ordinary lanes and the C99 algorithm for
+    vectors holding any other lane (x <= 0, denormal, inf, nan; y inf/nan; a result that
+    over- or underflows): scattered such lanes must come out as NumPy gives them."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.uniform(0.1, 10, 400)
+    y = rng.uniform(-5, 5, 400)
+    odd = [7, 50, 51, 130, 131, 132, 222, 300, 301, 302, 399]
+    x[odd] = [-2.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -3.0, 1.0, 1e30, 2.0]
+    y[odd] = [3.0, -1.0, 3.0, -0.5, 3.0, 1.0, 0.5, 0.5, np.inf, 9.0, -200.0]
+    x[[20, 21]], y[[20, 21]] = [2.0, 0.5], [np.nan, -np.inf]
+    x[250:290] = -rng.uniform(0.1, 10, 40)  # a run of negative bases with integer powers
+    y[250:290] = rng.integers(-6, 7, 40)
+    x, y = x.astype(F32), y.astype(F32)
+    bcheck(F32, "pow", x, y)
+    got = brun("pow", x, y)
+    with np.errstate(all="ignore"):
+        ref = np.power(x.astype(F64), y.astype(F64)).astype(F32)
+    special = ~np.isfinite(ref) | (ref == 0)
+    assert np.array_equal(got[special], ref[special], equal_nan=True)
+
+
 @pytest.mark.parametrize("name", list(EXACT_BINARY))
 def test_binary_exact_wrappers(name):
     for dt in (F32, F64):
