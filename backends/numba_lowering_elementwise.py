@@ -92,7 +92,7 @@ register("numba", "clamp", _float_or(
     lambda op: f"min(max({op.arg(1)}, {op.arg(0)}), {op.arg(2)})"))
 register("numba", "convert", lambda op: op.arg(0))
 register("numba", "stop_gradient", _identity)
-register("numba", "lgamma", lambda op: f"{_dtype(op)}(math.lgamma({op.arg(0, 'float64')}))")
+register("numba", "lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
 register("numba", "digamma", lambda op: f"{_dtype(op)}(rt.digamma({op.arg(0, 'float64')}))")
 
 

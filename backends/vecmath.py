@@ -14,14 +14,15 @@ Contract
   functions an integer *literal* (``pow(x, 2)``) is weak and takes the other argument's
   type, and float32 with float64 gives float64.
 * Unary: exp exp2 expm1 log log2 log10 log1p sinh cosh tanh sin cos tan arcsin arccos
-  arctan arcsinh arccosh arctanh logistic softplus erf erfc erfinv cbrt
+  arctan arcsinh arccosh arctanh logistic softplus erf erfc erfinv cbrt lgamma
   Binary: arctan2 pow logaddexp logaddexp2 hypot
   Thin wrappers over LLVM intrinsics: sqrt abs floor ceil trunc rint copysign,
   minimum maximum (NaN-propagating, like NumPy), fmin fmax (NaN-ignoring).
 * Special values are those NumPy gives (IEEE/C99): nan in -> nan out; log(0) = -inf,
   log(<0) = nan, log1p(-1) = -inf, erfinv(+-1) = +-inf, exp overflow -> inf, underflow
   -> 0 with gradual denormals, sin(+-inf) = nan, signed zeros preserved by the odd
-  functions, atan2 follows C99 for zeros and infinities, pow follows C99 ``pow``.
+  functions, atan2 follows C99 for zeros and infinities, pow follows C99 ``pow``, lgamma
+  is +inf at 0, the negative integers and +-inf (C99 and JAX; SciPy's gammaln(-inf) = -inf).
 * Accuracy: max error in ulps of the correctly rounded result, measured (float32: 16M-point
   sweeps incl. uniform samples of all bit patterns, vs float64 NumPy/libm; float64: ~30k
   points vs mpmath at 113 bits; binary functions on random pairs + all pairs of specials).
@@ -38,18 +39,22 @@ Contract
       sinh       1.6   1.5    hypot      1.2   1.0    pow         0.5   1.0
       cosh       1.4   1.3    logistic   2.3   1.9    logaddexp   2.3   1.6
       tanh       2.3   2.0    softplus   2.0   1.6    logaddexp2  2.9   2.0
+      lgamma     0.5   2.0   (x > 0; x < 0 below)
       sqrt, abs, floor, ceil, trunc, rint, copysign, minimum, maximum, fmin, fmax: exact.
 
-  Documented exception (``ULP_CANCELLED``, tested): logaddexp/logaddexp2 compute
+  Documented exceptions (tested): logaddexp/logaddexp2 (``ULP_CANCELLED``) compute
   m + L, m = max(a, b), L = log1p(exp(-|a-b|)) as NumPy does; where the two terms have
   opposite signs and cancel (|result| < max(|m|, L), which needs m in (-2, 0)) the error
-  is <= 3 ulps of max(|m|, L) rather than of the result.
+  is <= 3 ulps of max(|m|, L) rather than of the result.  lgamma for x < 0 is the
+  reflection L - lgamma(-x), L = log(pi/|x sin(pi x)|) (L in double-word), which cancels
+  next to each zero of lgamma on the negative axis: there the error is <= 4 ulps of
+  max(|L|, |lgamma(-x)|) (measured: 1.0 / 2.8), as tests/test_vecmath.py asserts.
 * The IR carries only the ``contract`` fast-math flag, so results do not change when the
   calling loop is compiled with ``fastmath=True`` (Numba's fastmath pass leaves flagged
   instructions alone).  What fastmath does to the caller's own ops is the caller's business:
   with ``nnan``/``ninf`` there, LLVM may assume the *argument* is finite.
 * float32 stays float32 except where float64 is the accurate choice: pow (|y log x| needs
-  ~40 bits), erfc, and the trig reduction evaluate in float64.  They still take and return
+  ~40 bits), erfc, lgamma and the trig reduction evaluate in float64.  They still take and return
   float32 (the loop then runs 8 lanes per op for those parts).
 * sin, cos, tan and float32 pow are *calls* rather than inline code: a scalar function
   whose vector versions (``vector-function-abi-variant``, see vecmath_variants) run a
@@ -67,7 +72,7 @@ Signatures (``T`` is float32 or float64; ints/bools -> float64)::
 
     exp exp2 expm1 log log2 log10 log1p sinh cosh tanh sin cos tan arcsin arccos arctan
     arcsinh arccosh arctanh logistic(=expit=sigmoid) softplus erf erfc erfinv cbrt sqrt
-    abs(=absolute) floor ceil trunc rint                                   : (T) -> T
+    lgamma(=gammaln) abs(=absolute) floor ceil trunc rint                  : (T) -> T
     arctan2(y, x) pow(=power)(x, y) logaddexp logaddexp2 hypot copysign
     minimum maximum fmin fmax                                              : (T, T) -> T
 """
@@ -1093,6 +1098,120 @@ def _erfinv(x):
 
 
 # ==========================================================================================
+# lgamma = log|Gamma|
+# ==========================================================================================
+# lgamma(y) = (y - 1) R1(y - 1) on [0.75, 1.25] and (y - 2) R2(y - 1.75) on [1.25, 2.25]:
+# the zeros at 1 and 2 are factored out, so the relative error stays small next to them
+# (relative error 2**-55.5 and 2**-53.3 after rounding the coefficients; vecmath_fit, weight 1/R)
+LGAMMA_R1 = [-0.5772156649015329, 0.8224670334241132, -0.40068563438653176, 0.2705808084277839,
+    -0.20738555102848688, 0.16955717699749967, -0.1440498968070415,
+    0.12550966952672013, -0.11133426191615642, 0.1000994561240768,
+    -0.09095425167365695, 0.08335396750623812, -0.07692407416089866,
+    0.07142726739975898, -0.06685574817891025, 0.06264478141906295,
+    -0.056347004422660114, 0.05346809380421068, -0.07029961376084412,
+    0.06593827360660018]
+LGAMMA_R2 = [0.3376044840819422, 0.3605281221403242, -0.0860912512263611, 0.030229978825832518,
+    -0.01247168001122646, 0.005606724830192493, -0.0026545437200291505,
+    0.0013001093445652876, -0.0006518932253814991, 0.00033250363307973566,
+    -0.00017180466355658043, 8.967476292691486e-05, -4.716797124032981e-05,
+    2.4964851482950927e-05, -1.3400997536443354e-05, 7.247646732696473e-06,
+    -3.5399541378170784e-06, 1.7590976098110016e-06, -1.6307380811284279e-06,
+    1.0116611731434644e-06]
+# Stirling: lgamma(z) = (z - 1/2) log z - z + log(2 pi)/2 + sum B_2k / (2k (2k-1) z**(2k-1))
+STIRLING = [0.08333333333333333, -0.002777777777777778, 0.0007936507936507937,
+            -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176,
+            0.00641025641025641, -0.029550653594771242]  # next term < 2**-62 relative at 10
+STIRLING_MIN = 10.0
+HALF_LOG_2PI = 0.9189385332046728
+LOG_PI, LOG_PI_LO = 1.1447298858494002, 1.0265951162707826e-17
+# sin(pi r) / (pi r) = sum (-1)**k (pi r)**2k / (2k+1)!  for |r| <= 1/2 (Taylor, < 2**-60)
+SINPI_OVER_PI_R = [1.0, -1.6449340668482264, 0.8117424252833536, -0.19075182412208422,
+                   0.0261478478176548, -0.0023460810354558235, 0.000148428793031071,
+                   -6.975873661656381e-06, 2.5312174041370274e-07, -7.304711822217775e-09,
+                   1.7165384749821432e-10]
+
+
+def _lgamma_pos(z):
+    """lgamma(z) for float64 z >= 0 (0 -> inf, inf -> inf): below 10 _lgamma_small, from
+    10 on Stirling with (z - 1/2) log z in double-word."""
+    zs = select(z >= STIRLING_MIN, z, z.f(STIRLING_MIN))
+    lh, ll = _log_dd(zs)
+    h = zs - 0.5
+    ph, pl = two_prod(h, lh)
+    pl = fma(h, ll, pl)
+    s, e = two_sum(ph, -zs)
+    w = 1.0 / zs
+    big = s + (e + pl + HALF_LOG_2PI + w * poly(w * w, STIRLING))
+    big = select(ph < INF, big, ph)  # overflow (from z ~ 2.5e305): e would be inf - inf
+    res = select(z < STIRLING_MIN, _lgamma_small(z), big)
+    return select(z.eq(INF), z, res)
+
+
+def _lgamma_small(z):
+    """lgamma(z) for float64 0 <= z < 10 (other lanes: garbage, finite).
+
+    z moves into [0.75, 2.25) by the recurrence Gamma(z+1) = z Gamma(z): one step up below
+    0.75 (lgamma(z) = lgamma(z+1) - log z), m <= 8 steps down from above (+ log((z-1)...
+    (z-m)), every factor exact); there one polynomial, its coefficients picked by select."""
+    z = select(z < STIRLING_MIN, z, z.f(1.0))
+    up = z < 0.75
+    steps = select(z >= 2.25, _floor(z - 1.25), z.f(0.0))
+    y = select(up, z + 1.0, z - steps)
+    prod = z.f(1.0)
+    for k in range(1, 9):
+        prod = prod * select(steps >= float(k), z - float(k), z.f(1.0))
+    near1 = y < 1.25
+    n = max(len(LGAMMA_R1), len(LGAMMA_R2))
+    coef = [select(near1, z.f(c1), z.f(c2)) for c1, c2 in
+            zip(LGAMMA_R1 + [0.0] * (n - len(LGAMMA_R1)), LGAMMA_R2 + [0.0] * (n - len(LGAMMA_R2)))]
+    t = y - select(near1, z.f(1.0), z.f(1.75))
+    acc = coef[-1]
+    for c in reversed(coef[:-1]):  # Horner over selected coefficients
+        acc = fma(acc, t, c)
+    lg_y = (y - select(near1, z.f(1.0), z.f(2.0))) * acc
+    logv = _log(select(up, z, prod))
+    return lg_y + select(up, -logv, logv)
+
+
+def _lgamma_fast(x):
+    """lgamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
+    xd = x.to(F64)
+    positive = xd > 0.0
+    res = _lgamma_pos(select(positive, xd, xd.f(1.0)))
+    return (res.to(F32) if x.is32 else res), ~positive
+
+
+def _lgamma64(x):
+    """log|Gamma(x)|; x < 0 by reflection: log(pi / |x sin(pi x)|) - lgamma(-x), the log
+    in double-word (|x sin(pi x)| = |x r| pi (1 + t), t = sin(pi r)/(pi r) - 1, r = x - rint(x))
+    so that only the cancellation of the two terms themselves costs accuracy."""
+    lp = _lgamma_pos(select(isnan(x), x.f(1.0), _fabs(x)))
+    r = x - _rint(x)  # exact, |r| <= 1/2: |sin(pi x)| = |sin(pi r)|
+    r = select(_fabs(x) < INF, r, x.f(0.0))
+    z = r * r
+    t = z * poly(z, SINPI_OVER_PI_R[1:])
+    ah, al = two_prod(_fabs(x), _fabs(r))
+    qh, ql = two_prod(ah, PI_HI_64)
+    qh, ql = fast_two_sum(qh, fma(ah, PI_LO_64, fma(al, PI_HI_64, ql)))
+    lh, ll = _log_dd(select(qh > 0.0, qh, x.f(1.0)))
+    s1, e1 = two_sum(LOG_PI, -lh)
+    s2, e2 = two_sum(s1, -lp)
+    neg = s2 + (((e1 + e2) + LOG_PI_LO) - ((ll + ql / qh) + _log1p(t)))
+    neg = select(qh > 0.0, neg, x.f(INF))  # sin(pi x) = 0: a pole
+    # tiny |x|: x sin(pi x) underflows; lgamma(-t) = lgamma(t) + 2 gamma t + ... there
+    res = select(x < 0.0, select(_fabs(x) < 2.0**-50, lp, neg), lp)
+    res = select((x < 0.0) & r.eq(0.0), x.f(INF), res)  # poles, and -inf (inf - inf above)
+    return select(isnan(x), x, res)
+
+
+def _lgamma(x):
+    """lgamma(x) = log|Gamma(x)| (scipy.special.gammaln); float32 through float64."""
+    if x.is32:
+        return _lgamma64(x.to(F64)).to(F32)
+    return _lgamma64(x)
+
+
+# ==========================================================================================
 # pow
 # ==========================================================================================
 TWO_THIRDS_HI, TWO_THIRDS_LO = 0.6666666666666666, 3.700743415417188e-17
@@ -1280,6 +1399,7 @@ pow = _register("pow", _pow, 2, fast=_pow32_fast, fast_types=(F32,))
 erf = _register("erf", _erf, 1)
 erfc = _register("erfc", _erfc, 1)
 erfinv = _register("erfinv", _erfinv, 1)
+lgamma = gammaln = _register("lgamma", _lgamma, 1, fast=_lgamma_fast)
 power = pow
 sqrt = _register("sqrt", _sqrt, 1)
 abs = _register("abs", _abs, 1)

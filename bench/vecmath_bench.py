@@ -1,7 +1,7 @@
 """Benchmark of astjax.backends.vecmath (issue 6).
 
 Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
-ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv) and against Numba's own ``np.*``/``math.*`` (scalar libm)
+ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma) and against Numba's own ``np.*``/``math.*`` (scalar libm)
 in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
@@ -57,6 +57,7 @@ UNARY = {
     "erf": ("sp.erf", "math.erf(v)", "normal"),  # NumPy has none: SciPy's ufuncs
     "erfc": ("sp.erfc", "math.erfc(v)", "normal"),
     "erfinv": ("sp.erfinv", None, "unit"),
+    "lgamma": ("sp.gammaln", "math.lgamma(v)", "normal"),
     "cbrt": ("np.cbrt", "np.cbrt(v)", "normal"),
     "sqrt": ("np.sqrt", "np.sqrt(v)", "pos"),
     "abs": ("np.abs", "np.abs(v)", "normal"),

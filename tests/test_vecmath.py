@@ -316,6 +316,81 @@ def test_large_argument_trig_f64():
         check64(name, x)
 
 
+# ---------------------------------------------------------------------------------------
+# lgamma = log|Gamma|.  Its own checks: on the negative axis the reflection
+# log(pi/|x sin(pi x)|) - lgamma(-x) cancels next to each zero of lgamma, so there the error
+# is bounded in ulps of the larger term, max(|L|, |lgamma(-x)|) with L = log(pi/|x sin(pi x)|)
+# = lgamma(x) + lgamma(-x) (vecmath's documented contract).
+def _c99_lgamma(v):
+    try:
+        return math.lgamma(v)
+    except ValueError:  # poles: 0, -1, -2, ...
+        return math.inf
+
+
+def _ulps_of(scale, dtype):
+    _, e = np.frexp(scale)
+    if dtype == F32:
+        return np.ldexp(1.0, np.maximum(e - 24, -149))
+    return np.ldexp(1.0, np.maximum(e - 53, -1074))
+
+
+def lgamma_check(x, dtype, bound=4.0):
+    with np.errstate(invalid="ignore"):  # signalling NaN bit patterns
+        got, xs = run("lgamma", x).astype(F64), x.astype(F64)
+    pole = (xs <= 0) & (xs == np.floor(xs))
+    special = pole | ~np.isfinite(xs)
+    with np.errstate(all="ignore"):
+        want = np.where(np.isnan(xs), np.nan, np.inf)  # C99: +inf at poles and +-inf
+    assert np.array_equal(got[special], want[special], equal_nan=True), xs[special][got[special] != want[special]]
+    xs, got = xs[~special], got[~special]
+    if dtype == F32:
+        ref = np.array([_c99_lgamma(v) for v in xs])
+    else:
+        ref = np.array([float(mp.re(mp.loggamma(mp.mpf(v)))) for v in xs])
+    scale = np.abs(ref)
+    neg = xs < 0
+    reflected = np.array([_c99_lgamma(-v) for v in xs[neg]])  # the terms: L - lgamma(-x)
+    scale[neg] = np.maximum(np.abs(reflected), np.abs(ref[neg] + reflected))
+    with np.errstate(all="ignore"):
+        err = np.abs(got - ref) / _ulps_of(scale, dtype)
+    big = np.finfo(dtype).max * (1 + np.finfo(dtype).eps / 4)  # rounds to inf from here
+    err[np.isposinf(got) & (ref >= big)] = 0.0  # overflow, as it should
+    i = int(np.argmax(err)) if err.size else 0
+    assert not err.size or err[i] <= bound, f"lgamma {dtype.__name__} x={xs[i]!r} got={got[i]!r} ref={ref[i]!r} err={err[i]} ulp"
+    return float(err.max()) if err.size else 0.0
+
+
+LGAMMA_DOMAINS = [(0, 10), (0.5, 2.5), (1 - 1e-3, 1 + 1e-3), (2 - 1e-3, 2 + 1e-3), (9, 11),
+                  (-10, 0), (-200, 200), (0, 1e30), (-1e-30, 1e-30)]
+
+
+def test_lgamma_f32():
+    rng = np.random.default_rng(RNG_SEED)
+    parts = [np.linspace(a, b, 20_000) for a, b in LGAMMA_DOMAINS]
+    parts.append(rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(F32))
+    parts.append(np.array(SPECIALS, F32))
+    with np.errstate(all="ignore"):
+        x = np.concatenate([p.astype(F32) for p in parts])
+    lgamma_check(x, F32)
+
+
+def test_lgamma_f64():
+    rng = np.random.default_rng(RNG_SEED)
+    parts = [np.linspace(a, b, 300) for a, b in LGAMMA_DOMAINS]
+    parts.append(rng.integers(0, 2**63, 600, dtype=np.int64).view(F64) * rng.choice([-1.0, 1.0], 600))
+    parts.append(np.array(SPECIALS64 + [1 + 2.0**-40, 2 - 2.0**-40, 5e-324, -5e-324], F64))
+    with np.errstate(all="ignore"):
+        lgamma_check(np.concatenate(parts), F64)
+
+
+@_hyp
+@given(_f32_arrays, _f64_arrays)
+def test_lgamma_hypothesis(a32, a64):
+    lgamma_check(a32, F32)
+    lgamma_check(a64[np.abs(a64) < 1e6], F64)  # mpmath is slow far out; the sweeps go there
+
+
 TRIG = ("sin", "cos", "tan")
 
 
@@ -386,8 +461,9 @@ def test_fused_loop_vectorises(dtype, vec):
     """One prange loop summing every function: one store, so no alias checks in the way."""
     from numba import prange
     binary = list(BINARY) + list(EXACT_BINARY)
+    unary = UNARY + ["lgamma"]
     ns = {"vm": vm, "np": np, "prange": prange}
-    exec(_fused_source(UNARY, binary), ns)
+    exec(_fused_source(unary, binary), ns)
     k = njit(parallel=True)(ns["fused"])
     x = np.linspace(0.1, 0.9, 1000).astype(dtype)
     out = np.empty_like(x)
@@ -396,7 +472,7 @@ def test_fused_loop_vectorises(dtype, vec):
     assert vec in llvm, "fused loop did not vectorise"
     bad = sorted(set(LIBM.findall(llvm)))
     assert not bad, f"scalar libm calls in fused loop: {bad}"
-    ref = sum(run(n, run("exp", x) if n == "arccosh" else x).astype(F64) for n in UNARY)
+    ref = sum(run(n, run("exp", x) if n == "arccosh" else x).astype(F64) for n in unary)
     ref = ref + sum(brun(n, x, x[::-1].copy()).astype(F64) for n in binary)
     assert np.allclose(out, ref, rtol=1e-5 if dtype == F32 else 1e-12)
 

@@ -61,6 +61,12 @@ def _not(x):
     return np.logical_not(x) if x.dtype == bool else np.invert(x)
 
 
+def _lgamma(x):
+    """log|Gamma(x)|, +inf at -inf as C99 and JAX have it (scipy's gammaln says -inf)."""
+    out = np.asarray(sp.gammaln(x))
+    return np.where(np.isneginf(x), out.dtype.type(np.inf), out)
+
+
 def _convert(x, *, dtype):
     return np.asarray(x).astype(dtype)
 
@@ -74,7 +80,7 @@ UNARY = {
     "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "logistic": _logistic, "erf": sp.erf, "erfc": sp.erfc, "erf_inv": sp.erfinv,
-    "lgamma": sp.gammaln, "digamma": sp.digamma,
+    "lgamma": _lgamma, "digamma": sp.digamma,
     "is_finite": np.isfinite, "bitwise_not": _not,
 }
 
