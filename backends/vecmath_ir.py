@@ -12,7 +12,8 @@ Why emit IR instead of writing the math as ``@njit`` Python:
 
 ``V`` wraps an ``llvmlite`` value; arithmetic on ``V`` emits instructions.  Python numbers
 mixed into an expression become constants of the *other operand's* type, so one source
-text serves float32 and float64 without promoting either.
+text serves float32 and float64 without promoting either, and scalars and vectors alike
+(the vector versions in vecmath_variants are emitted from the same code).
 """
 import struct
 
