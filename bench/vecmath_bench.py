@@ -5,7 +5,8 @@ ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma) and 
 in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
-with vecmath, side by side with ``jax.jit`` and NumPy in the same run.
+with vecmath, side by side with ``jax.jit`` and NumPy in the same run, timed in alternating
+blocks (see _time_blocks).
 
 Times are medians (and minima) of --reps round-robin runs after warm-up; ratios compare
 medians, as /work/shared/bench/README.md asks (the machines are shared and noisy).  With
@@ -124,6 +125,22 @@ def _quietest(cands, reps, passes):
     return min(runs, key=lambda res: sum(t[0] for t in res))
 
 
+def _time_blocks(cands, reps, rounds=3):
+    """Median and min (ms) of each candidate, timed in blocks of reps/rounds calls, the blocks
+    taking turns.  For two parallel runtimes: XLA's and Numba's thread pools each keep
+    spinning for a while after a call, so calls taken in strict turns slow each other."""
+    per = max(1, reps // rounds)
+    ts = [[] for _ in cands]
+    for _ in range(rounds):
+        for j, (fn, args, _th) in enumerate(cands):
+            fn(*args)  # the other runtime's threads settle during this call
+            for _ in range(per):
+                t = time.perf_counter()
+                fn(*args)
+                ts[j].append(time.perf_counter() - t)
+    return [(float(np.median(t)) * 1e3, float(np.min(t)) * 1e3) for t in ts]
+
+
 def bench_functions(n, reps, only, passes=1):
     data = _inputs(n)
     threads = numba.get_num_threads()
@@ -208,9 +225,9 @@ def bench_chain(reps):
 
     jchain = jax.jit(chain)
     xj = jnp.asarray(x)
-    ours, jx, npt = _time_rr([(chain_vecmath, (x,), None),
-                              (lambda a: jchain(a).block_until_ready(), (xj,), None),
-                              (chain_numpy, (x,), None)], reps)
+    ours, jx, npt = _time_blocks([(chain_vecmath, (x,), None),
+                                  (lambda a: jchain(a).block_until_ready(), (xj,), None),
+                                  (chain_numpy, (x,), None)], reps)
     ours1 = _time_rr([(chain_vecmath, (x,), 1)], reps)[0]
     ref = np.asarray(jchain(xj))
     got = chain_vecmath(x)
