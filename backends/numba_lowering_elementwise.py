@@ -93,7 +93,7 @@ register("numba", "clamp", _float_or(
 register("numba", "convert", lambda op: op.arg(0))
 register("numba", "stop_gradient", _identity)
 register("numba", "lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
-register("numba", "digamma", lambda op: f"{_dtype(op)}(rt.digamma({op.arg(0, 'float64')}))")
+register("numba", "digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
 
 
 def _dtype(op) -> str:

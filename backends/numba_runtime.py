@@ -5,7 +5,6 @@ Array helpers see canonical views so that one helper serves every rank: reductio
 each output with the dtype its aval says; helpers only fill it, so they never choose a dtype.
 NaN propagates through max/min as in NumPy.
 """
-import math
 
 import numba
 import numpy as np
@@ -23,28 +22,6 @@ def max_nan(a, b):
 @njit
 def min_nan(a, b):
     return a if (a < b or a != a) else b
-
-
-@njit
-def digamma(x):
-    """psi(x) in float64: reflection below 0.5, recurrence up to 10, asymptotic series."""
-    if x != x or x == -math.inf:
-        return np.nan
-    if x == 0.0:
-        return -math.inf  # as scipy.special.digamma
-    if x < 0.0 and math.floor(x) == x:
-        return np.nan
-    shift = 0.0
-    if x < 0.5:
-        shift = -math.pi / math.tan(math.pi * x)
-        x = 1.0 - x
-    while x < 10.0:
-        shift -= 1.0 / x
-        x += 1.0
-    r = 1.0 / (x * x)  # the Bernoulli series: B2k / (2k x^2k); the next term is < 1e-15
-    series = r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (
-        1.0 / 132 - r * (691.0 / 32760 - r / 12.0))))))
-    return shift + math.log(x) - 0.5 / x - series
 
 
 def debug_print(fmt, *values):

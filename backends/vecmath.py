@@ -14,7 +14,7 @@ Contract
   functions an integer *literal* (``pow(x, 2)``) is weak and takes the other argument's
   type, and float32 with float64 gives float64.
 * Unary: exp exp2 expm1 log log2 log10 log1p sinh cosh tanh sin cos tan arcsin arccos
-  arctan arcsinh arccosh arctanh logistic softplus erf erfc erfinv cbrt lgamma
+  arctan arcsinh arccosh arctanh logistic softplus erf erfc erfinv cbrt lgamma digamma
   Binary: arctan2 pow logaddexp logaddexp2 hypot
   Thin wrappers over LLVM intrinsics: sqrt abs floor ceil trunc rint copysign,
   minimum maximum (NaN-propagating, like NumPy), fmin fmax (NaN-ignoring).
@@ -22,7 +22,8 @@ Contract
   log(<0) = nan, log1p(-1) = -inf, erfinv(+-1) = +-inf, exp overflow -> inf, underflow
   -> 0 with gradual denormals, sin(+-inf) = nan, signed zeros preserved by the odd
   functions, atan2 follows C99 for zeros and infinities, pow follows C99 ``pow``, lgamma
-  is +inf at 0, the negative integers and +-inf (C99 and JAX; SciPy's gammaln(-inf) = -inf).
+  is +inf at 0, the negative integers and +-inf (C99 and JAX; SciPy's gammaln(-inf) = -inf),
+  digamma is -inf/+inf at +0/-0 and nan at the negative integers and -inf (SciPy's).
 * Accuracy: max error in ulps of the correctly rounded result, measured (float32: 16M-point
   sweeps incl. uniform samples of all bit patterns, vs float64 NumPy/libm; float64: ~30k
   points vs mpmath at 113 bits; binary functions on random pairs + all pairs of specials).
@@ -39,24 +40,25 @@ Contract
       sinh       1.6   1.5    hypot      1.2   1.0    pow         0.5   1.0
       cosh       1.4   1.3    logistic   2.3   1.9    logaddexp   2.3   1.6
       tanh       2.3   2.0    softplus   2.0   1.6    logaddexp2  2.9   2.0
-      lgamma     0.5   2.0   (x > 0; x < 0 below)
+      lgamma     0.5   2.0    digamma    0.5   2.5   (x > 0; x < 0 below)
       sqrt, abs, floor, ceil, trunc, rint, copysign, minimum, maximum, fmin, fmax: exact.
 
   Documented exceptions (tested): logaddexp/logaddexp2 (``ULP_CANCELLED``) compute
   m + L, m = max(a, b), L = log1p(exp(-|a-b|)) as NumPy does; where the two terms have
   opposite signs and cancel (|result| < max(|m|, L), which needs m in (-2, 0)) the error
-  is <= 3 ulps of max(|m|, L) rather than of the result.  lgamma for x < 0 is the
-  reflection L - lgamma(-x), L = log(pi/|x sin(pi x)|) (L in double-word), which cancels
-  next to each zero of lgamma on the negative axis: there the error is <= 4 ulps of
-  max(|L|, |lgamma(-x)|) (measured: 1.0 / 2.8), as tests/test_vecmath.py asserts.
+  is <= 3 ulps of max(|m|, L) rather than of the result.  For x < 0, lgamma is the
+  reflection L - lgamma(-x), L = log(pi/|x sin(pi x)|) (L in double-word), and digamma is
+  digamma(1 - x) - pi cot(pi x); both cancel next to each of their zeros on the negative
+  axis, so there the error is <= 4 ulps of the largest of the result and the two terms
+  (measured: lgamma 0.5 / 2.7, digamma 0.5 / 2.9), as tests/test_vecmath.py asserts.
 * The IR carries only the ``contract`` fast-math flag, so results do not change when the
   calling loop is compiled with ``fastmath=True`` (Numba's fastmath pass leaves flagged
   instructions alone).  What fastmath does to the caller's own ops is the caller's business:
   with ``nnan``/``ninf`` there, LLVM may assume the *argument* is finite.
 * float32 stays float32 except where float64 is the accurate choice: pow (|y log x| needs
-  ~40 bits), erfc, lgamma and the trig reduction evaluate in float64.  They still take and return
+  ~40 bits), erfc, lgamma, digamma and the trig reduction evaluate in float64.  They still take and return
   float32 (the loop then runs 8 lanes per op for those parts).
-* sin, cos, tan and float32 pow are *calls* rather than inline code: a scalar function
+* sin, cos, tan, float32 pow, lgamma and digamma are *calls* rather than inline code: a scalar function
   whose vector versions (``vector-function-abi-variant``, see vecmath_variants) run a
   cheap path and branch, once per vector, to the full algorithm only when some lane needs
   it.  For trig the cheap path is Cody-Waite reduction for |x| < 2**28 (float32: reduce
@@ -64,15 +66,17 @@ Contract
   Payne-Hanek, correct for every finite x (float32: the exact 64-bit-integer product
   with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
   table).  For float32 pow the cheap path is plain-double log and exp for normal x > 0,
-  finite y and a normal result; other lanes take the float64 C99 algorithm.
+  finite y and a normal result; other lanes take the float64 C99 algorithm.  lgamma and
+  digamma skip the reflection for vectors of positive arguments.
 * Performance: see bench/vecmath_bench.py.  Everything vectorises (tests assert it on a
-  fused loop over every function); cost per element is a few ns at most.
+  fused loop over every function); cost per element is a few ns at most (lgamma, digamma
+  and erfinv: several).
 
 Signatures (``T`` is float32 or float64; ints/bools -> float64)::
 
     exp exp2 expm1 log log2 log10 log1p sinh cosh tanh sin cos tan arcsin arccos arctan
     arcsinh arccosh arctanh logistic(=expit=sigmoid) softplus erf erfc erfinv cbrt sqrt
-    lgamma(=gammaln) abs(=absolute) floor ceil trunc rint                  : (T) -> T
+    lgamma(=gammaln) digamma(=psi) abs(=absolute) floor ceil trunc rint    : (T) -> T
     arctan2(y, x) pow(=power)(x, y) logaddexp logaddexp2 hypot copysign
     minimum maximum fmin fmax                                              : (T, T) -> T
 """
@@ -1212,6 +1216,126 @@ def _lgamma(x):
 
 
 # ==========================================================================================
+# digamma = Gamma'/Gamma
+# ==========================================================================================
+# psi(y) = (y - x0) Q(y - c) on [1, 1.5] (c = 1.25) and [1.5, 2] (c = 1.75), x0 psi's positive
+# zero in double-word (relative error 2**-54.2 and 2**-56.1 after rounding; vecmath_fit)
+DIGAMMA_ROOT, DIGAMMA_ROOT_LO = 1.4616321449683622, 9.549995429965697e-17
+DIGAMMA_QA = [1.0747589096650145, -0.5791664818235408, 0.4002392309428256, -0.29981946865807163,
+    0.23226650153157133, -0.1827773491303305, 0.1449583675094299, -0.11542832750158959,
+    0.09210989867071306, -0.07358552241835464, 0.05882366258498176,
+    -0.04706414301982224, 0.03764569947961942, -0.02968425778350177,
+    0.023715460123913887, -0.02288857938147881, 0.018431480086387505]
+DIGAMMA_QB = [0.8581832171262995, -0.3262546278681057, 0.15712011335204326, -0.08228558635577926,
+    0.04479965445251758, -0.02489004848866944, 0.013985786218386809,
+    -0.007910468809184903, 0.004491811545856556, -0.0025566848210880123,
+    0.0014574479489664262, -0.0008315477291897128, 0.0004733085509895493,
+    -0.0002702175308004876, 0.00016811609083484935, -9.637352015709876e-05]
+# psi(z) = log z - 1/(2z) - sum B_2k / (2k z**2k), from 10 on (next term < 2**-60 relative)
+DIGAMMA_ASYMPTOTIC = [0.08333333333333333, -0.008333333333333333, 0.003968253968253968,
+                      -0.004166666666666667, 0.007575757575757576, -0.021092796092796094,
+                      0.08333333333333333, -0.4432598039215686]
+# cos(pi r) = sum (-1)**k (pi r)**2k / (2k)!  for |r| <= 1/2 (Taylor, < 2**-56)
+COSPI = [1.0, -4.934802200544679, 4.0587121264167685, -1.3352627688545895, 0.2353306303588932,
+         -0.02580689139001406, 0.0019295743094039231, -0.0001046381049248457,
+         4.303069587032947e-06, -1.3878952462213771e-07, 3.604730797462501e-09,
+         -7.700707130601354e-11]
+
+
+def _trigamma_rough(u):
+    """psi'(u) for u >= 1 to 2% (1/u + 1/(2u^2) + 1/(6u^3)): enough for the first-order
+    term psi'(u) * ul that carries the low word of an argument u + ul."""
+    iu = 1.0 / u
+    return iu * fma(iu, fma(iu, 1.0 / 6.0, 0.5), 1.0)
+
+
+def _digamma_pos(z):
+    """psi(z) for float64 z >= 0 (+0 -> -inf, inf -> inf).
+
+    Below 10 the recurrence psi(z+1) = psi(z) + 1/z moves z into [1, 2): one step up below
+    1, m <= 8 steps down from above, the m reciprocals 1/(z - j) (exact denominators)
+    summed in double-word; there psi = (y - x0) Q(y), coefficients picked by select.  From
+    10 on the asymptotic series."""
+    zc = select(z < 10.0, z, z.f(1.0))
+    up = zc < 1.0
+    steps = select(zc >= 2.0, _floor(zc - 1.0), zc.f(0.0))
+    yu, yl = two_sum(zc, zc.f(1.0))  # z + 1 exactly, for the step up
+    y = select(up, yu, zc - steps)
+    sh, sl = zc.f(0.0), zc.f(0.0)
+    for j in range(8, 0, -1):  # the smallest terms first
+        use = steps >= float(j)
+        d = select(use, zc - float(j), zc.f(1.0))
+        q = 1.0 / d
+        e = fma(-q, d, 1.0) * q  # 1/d - q
+        sh, t = two_sum(sh, select(use, q, zc.f(0.0)))
+        sl = sl + (t + select(use, e, zc.f(0.0)))
+    low = y < 1.5
+    n = max(len(DIGAMMA_QA), len(DIGAMMA_QB))
+    coef = [select(low, zc.f(a), zc.f(b)) for a, b in
+            zip(DIGAMMA_QA + [0.0] * (n - len(DIGAMMA_QA)), DIGAMMA_QB + [0.0] * (n - len(DIGAMMA_QB)))]
+    t = y - select(low, zc.f(1.25), zc.f(1.75))
+    acc = coef[-1]
+    for c in reversed(coef[:-1]):
+        acc = fma(acc, t, c)
+    psi_y = ((y - DIGAMMA_ROOT) - DIGAMMA_ROOT_LO) * acc
+    psi_y = select(up, fma(_trigamma_rough(y), yl, psi_y), psi_y)
+    inv = -1.0 / zc  # the step up: psi(z) = psi(z + 1) - 1/z
+    h, l = two_sum(select(up, inv, sh), psi_y)
+    small = h + (l + select(up, fma(inv, -zc, -1.0) * inv, sl))
+    small = select(_fabs(inv) < INF, small, inv)  # 1/z overflows: -inf
+    iz = 1.0 / z
+    w = iz * iz
+    big = (_log(z) - 0.5 * iz) - w * poly(w, DIGAMMA_ASYMPTOTIC)
+    return select(z < 10.0, small, big)
+
+
+def _digamma64(x):
+    """psi(x); x < 0 by reflection: psi(1 - x) - pi cot(pi x), cot from sin(pi r) and
+    cos(pi r), r = x - rint(x).  Poles as scipy.special.digamma: psi(+-0) = -+inf, nan at
+    the negative integers and -inf."""
+    neg_x = x < 0.0
+    u, ul = two_sum(x.f(1.0), -x)  # 1 - x exactly; psi(u + ul) ~ psi(u) + psi'(u) ul
+    pp = _digamma_pos(select(isnan(x), x.f(1.0), select(neg_x, u, x)))
+    pp = select(neg_x & (u < INF), fma(_trigamma_rough(u), ul, pp), pp)
+    res = select(neg_x, pp - _pi_cot_pi(x), pp)
+    res = select(neg_x & _rint(x).eq(x), x.f(NAN), res)  # poles; -inf
+    res = select(x.eq(0.0), select(signbit(x), x.f(INF), x.f(-INF)), res)
+    return select(isnan(x), x, res)
+
+
+def _pi_cot_pi(x):
+    """pi cot(pi x) for finite non-integer x, to ~2 ulp: with r = x - rint(x) (exact),
+    sin(pi r) = pi r (1 + ts) and cos(pi r) = 1 + tc, or pi c (1 + tc) with c = 1/2 - |r|
+    (exact) where |r| > 1/4 so that the zero at r = 1/2 keeps its relative accuracy; the
+    ratio (1 + tc)/(1 + ts) = 1 + (tc - ts)/(1 + ts) rounds only its small part."""
+    r = x - _rint(x)
+    r = select(_fabs(r) < INF, r, x.f(0.5))
+    z = r * r
+    ts = z * poly(z, SINPI_OVER_PI_R[1:])
+    c = 0.5 - _fabs(r)
+    far = c < 0.25
+    zc = c * c
+    tc = select(far, zc * poly(zc, SINPI_OVER_PI_R[1:]), z * poly(z, COSPI[1:]))
+    lead = select(far, c * math.pi, x.f(1.0)) / r  # cos(pi r) > 0: the sign is r's
+    return lead * (1.0 + (tc - ts) / (1.0 + ts))
+
+
+def _digamma(x):
+    """psi(x) = d/dx log|Gamma(x)| (scipy.special.digamma); float32 through float64."""
+    if x.is32:
+        return _digamma64(x.to(F64)).to(F32)
+    return _digamma64(x)
+
+
+def _digamma_fast(x):
+    """digamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
+    xd = x.to(F64)
+    positive = xd > 0.0
+    res = _digamma_pos(select(positive, xd, xd.f(1.0)))
+    return (res.to(F32) if x.is32 else res), ~positive
+
+
+# ==========================================================================================
 # pow
 # ==========================================================================================
 TWO_THIRDS_HI, TWO_THIRDS_LO = 0.6666666666666666, 3.700743415417188e-17
@@ -1400,6 +1524,7 @@ erf = _register("erf", _erf, 1)
 erfc = _register("erfc", _erfc, 1)
 erfinv = _register("erfinv", _erfinv, 1)
 lgamma = gammaln = _register("lgamma", _lgamma, 1, fast=_lgamma_fast)
+digamma = psi = _register("digamma", _digamma, 1, fast=_digamma_fast)
 power = pow
 sqrt = _register("sqrt", _sqrt, 1)
 abs = _register("abs", _abs, 1)

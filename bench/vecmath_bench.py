@@ -1,7 +1,7 @@
 """Benchmark of astjax.backends.vecmath (issue 6).
 
 Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
-ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma) and against Numba's own ``np.*``/``math.*`` (scalar libm)
+ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma, digamma) and against Numba's own ``np.*``/``math.*`` (scalar libm)
 in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
@@ -59,6 +59,7 @@ UNARY = {
     "erfc": ("sp.erfc", "math.erfc(v)", "normal"),
     "erfinv": ("sp.erfinv", None, "unit"),
     "lgamma": ("sp.gammaln", "math.lgamma(v)", "normal"),
+    "digamma": ("sp.digamma", None, "normal"),
     "cbrt": ("np.cbrt", "np.cbrt(v)", "normal"),
     "sqrt": ("np.sqrt", "np.sqrt(v)", "pos"),
     "abs": ("np.abs", "np.abs(v)", "normal"),

@@ -11,6 +11,7 @@ import re
 import mpmath as mp
 import numpy as np
 import pytest
+import scipy.special as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -317,10 +318,12 @@ def test_large_argument_trig_f64():
 
 
 # ---------------------------------------------------------------------------------------
-# lgamma = log|Gamma|.  Its own checks: on the negative axis the reflection
-# log(pi/|x sin(pi x)|) - lgamma(-x) cancels next to each zero of lgamma, so there the error
-# is bounded in ulps of the larger term, max(|L|, |lgamma(-x)|) with L = log(pi/|x sin(pi x)|)
-# = lgamma(x) + lgamma(-x) (vecmath's documented contract).
+# lgamma = log|Gamma| and digamma = Gamma'/Gamma.  Their own checks: on the negative axis
+# both are reflections that cancel next to each zero of the function, so there the error is
+# bounded in ulps of the largest of the result and the two reflection terms (vecmath's
+# documented contract):
+#   lgamma(x) = L - lgamma(-x),      L = log(pi/|x sin(pi x)|)
+#   digamma(x) = digamma(1 - x) - C,  C = pi cot(pi x)
 def _c99_lgamma(v):
     try:
         return math.lgamma(v)
@@ -335,60 +338,91 @@ def _ulps_of(scale, dtype):
     return np.ldexp(1.0, np.maximum(e - 53, -1074))
 
 
-def lgamma_check(x, dtype, bound=4.0):
+def _lgamma_terms(xs, ref):
+    other = np.array([_c99_lgamma(-v) for v in xs])
+    return np.maximum(np.abs(other), np.abs(ref + other))
+
+
+def _digamma_terms(xs, ref):
+    other = sp.digamma(1.0 - xs)
+    return np.maximum(np.abs(other), np.abs(other - ref))
+
+
+def _pole_values(name, xs):
+    """C99/JAX lgamma: +inf at poles and +-inf; SciPy digamma: -+inf at +-0, nan at the
+    negative integers and -inf, +inf at +inf."""
+    if name == "lgamma":
+        return np.where(np.isnan(xs), np.nan, np.inf)
+    out = np.where(xs == np.inf, np.inf, np.nan)
+    return np.where(xs == 0, np.where(np.signbit(xs), np.inf, -np.inf), out)
+
+
+GAMMA_FAMILY = {
+    # name: (float64 oracle for float32, mpmath oracle for float64, reflection-term scale)
+    "lgamma": (np.vectorize(_c99_lgamma, otypes=[F64]), lambda v: mp.re(mp.loggamma(v)),
+               _lgamma_terms),
+    "digamma": (sp.digamma, mp.digamma, _digamma_terms),
+}
+
+
+def gamma_check(name, x, dtype, bound=4.0):
     with np.errstate(invalid="ignore"):  # signalling NaN bit patterns
-        got, xs = run("lgamma", x).astype(F64), x.astype(F64)
+        got, xs = run(name, x).astype(F64), x.astype(F64)
     pole = (xs <= 0) & (xs == np.floor(xs))
     special = pole | ~np.isfinite(xs)
-    with np.errstate(all="ignore"):
-        want = np.where(np.isnan(xs), np.nan, np.inf)  # C99: +inf at poles and +-inf
+    want = _pole_values(name, xs)
     assert np.array_equal(got[special], want[special], equal_nan=True), xs[special][got[special] != want[special]]
     xs, got = xs[~special], got[~special]
-    if dtype == F32:
-        ref = np.array([_c99_lgamma(v) for v in xs])
-    else:
-        ref = np.array([float(mp.re(mp.loggamma(mp.mpf(v)))) for v in xs])
-    scale = np.abs(ref)
-    neg = xs < 0
-    reflected = np.array([_c99_lgamma(-v) for v in xs[neg]])  # the terms: L - lgamma(-x)
-    scale[neg] = np.maximum(np.abs(reflected), np.abs(ref[neg] + reflected))
+    if not xs.size:
+        return 0.0
+    ref32, ref64, terms = GAMMA_FAMILY[name]
     with np.errstate(all="ignore"):
+        ref = ref32(xs) if dtype == F32 else np.array([float(ref64(mp.mpf(v))) for v in xs])
+        scale = np.abs(ref)
+        neg = xs < 0
+        scale[neg] = np.maximum(scale[neg], terms(xs[neg], ref[neg]))
         err = np.abs(got - ref) / _ulps_of(scale, dtype)
     big = np.finfo(dtype).max * (1 + np.finfo(dtype).eps / 4)  # rounds to inf from here
-    err[np.isposinf(got) & (ref >= big)] = 0.0  # overflow, as it should
-    i = int(np.argmax(err)) if err.size else 0
-    assert not err.size or err[i] <= bound, f"lgamma {dtype.__name__} x={xs[i]!r} got={got[i]!r} ref={ref[i]!r} err={err[i]} ulp"
-    return float(err.max()) if err.size else 0.0
+    err[np.isinf(got) & (np.abs(ref) >= big) & (np.sign(got) == np.sign(ref))] = 0.0  # overflow
+    i = int(np.argmax(err))
+    assert err[i] <= bound, f"{name} {dtype.__name__} x={xs[i]!r} got={got[i]!r} ref={ref[i]!r} err={err[i]} ulp"
+    return float(err.max())
 
 
-LGAMMA_DOMAINS = [(0, 10), (0.5, 2.5), (1 - 1e-3, 1 + 1e-3), (2 - 1e-3, 2 + 1e-3), (9, 11),
-                  (-10, 0), (-200, 200), (0, 1e30), (-1e-30, 1e-30)]
+GAMMA_DOMAINS = [(0, 10), (0.5, 2.5), (1 - 1e-3, 1 + 1e-3), (2 - 1e-3, 2 + 1e-3), (9, 11),
+                 (1.46, 1.4633), (-10, 0), (-1, 0), (-200, 200), (0, 1e30), (-1e-30, 1e-30)]
 
 
-def test_lgamma_f32():
+@pytest.mark.parametrize("name", list(GAMMA_FAMILY))
+def test_gamma_family_f32(name):
     rng = np.random.default_rng(RNG_SEED)
-    parts = [np.linspace(a, b, 20_000) for a, b in LGAMMA_DOMAINS]
+    parts = [np.linspace(a, b, 20_000) for a, b in GAMMA_DOMAINS]
     parts.append(rng.integers(0, 2**32, 100_000, dtype=np.uint64).astype(np.uint32).view(F32))
     parts.append(np.array(SPECIALS, F32))
     with np.errstate(all="ignore"):
         x = np.concatenate([p.astype(F32) for p in parts])
-    lgamma_check(x, F32)
+    gamma_check(name, x, F32)
 
 
-def test_lgamma_f64():
+@pytest.mark.parametrize("name", list(GAMMA_FAMILY))
+def test_gamma_family_f64(name):
     rng = np.random.default_rng(RNG_SEED)
-    parts = [np.linspace(a, b, 300) for a, b in LGAMMA_DOMAINS]
-    parts.append(rng.integers(0, 2**63, 600, dtype=np.int64).view(F64) * rng.choice([-1.0, 1.0], 600))
-    parts.append(np.array(SPECIALS64 + [1 + 2.0**-40, 2 - 2.0**-40, 5e-324, -5e-324], F64))
+    parts = [np.linspace(a, b, 250) for a, b in GAMMA_DOMAINS]
+    parts.append(rng.integers(0, 2**63, 500, dtype=np.int64).view(F64) * rng.choice([-1.0, 1.0], 500))
+    parts.append(np.array(SPECIALS64 + [1 + 2.0**-40, 2 - 2.0**-40, 5e-324, -5e-324,
+                                        1.4616321449683622, 1.4616321449683625], F64))
     with np.errstate(all="ignore"):
-        lgamma_check(np.concatenate(parts), F64)
+        gamma_check(name, np.concatenate(parts), F64)
 
 
-@_hyp
-@given(_f32_arrays, _f64_arrays)
-def test_lgamma_hypothesis(a32, a64):
-    lgamma_check(a32, F32)
-    lgamma_check(a64[np.abs(a64) < 1e6], F64)  # mpmath is slow far out; the sweeps go there
+@pytest.mark.parametrize("name", list(GAMMA_FAMILY))
+def test_gamma_family_hypothesis(name):
+    @_hyp
+    @given(_f32_arrays, _f64_arrays)
+    def inner(a32, a64):
+        gamma_check(name, a32, F32)
+        gamma_check(name, a64[np.abs(a64) < 1e6], F64)  # mpmath is slow far out; sweeps go there
+    inner()
 
 
 TRIG = ("sin", "cos", "tan")
@@ -461,7 +495,7 @@ def test_fused_loop_vectorises(dtype, vec):
     """One prange loop summing every function: one store, so no alias checks in the way."""
     from numba import prange
     binary = list(BINARY) + list(EXACT_BINARY)
-    unary = UNARY + ["lgamma"]
+    unary = UNARY + list(GAMMA_FAMILY)
     ns = {"vm": vm, "np": np, "prange": prange}
     exec(_fused_source(unary, binary), ns)
     k = njit(parallel=True)(ns["fused"])
