@@ -56,15 +56,15 @@ Contract
   instructions alone).  What fastmath does to the caller's own ops is the caller's business:
   with ``nnan``/``ninf`` there, LLVM may assume the *argument* is finite.
 * float32 stays float32 except where float64 is the accurate choice: pow (|y log x| needs
-  ~40 bits), erfc, lgamma, digamma and the trig reduction evaluate in float64.  They still take and return
-  float32 (the loop then runs 8 lanes per op for those parts).
-* sin, cos, tan, float32 pow, lgamma and digamma are *calls* rather than inline code: a scalar function
-  whose vector versions (``vector-function-abi-variant``, see vecmath_variants) run a
-  cheap path and branch, once per vector, to the full algorithm only when some lane needs
-  it.  For trig the cheap path is Cody-Waite reduction for |x| < 2**28 (float32: reduce
-  mod pi in double, one polynomial, sign from the quotient's parity); the full one is
-  Payne-Hanek, correct for every finite x (float32: the exact 64-bit-integer product
-  with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
+  ~40 bits), erfc, lgamma, digamma and the trig reduction evaluate in float64.  They still
+  take and return float32 (the loop then runs 8 lanes per op for those parts).
+* sin, cos, tan, float32 pow, lgamma and digamma are *calls* rather than inline code: a
+  scalar function whose vector versions (``vector-function-abi-variant``, see
+  vecmath_variants) run a cheap path and branch, once per vector, to the full algorithm only
+  when some lane needs it.  For trig the cheap path is Cody-Waite reduction for |x| < 2**28
+  (float32: reduce mod pi in double, one polynomial, sign from the quotient's parity); the
+  full one is Payne-Hanek, correct for every finite x (float32: the exact 64-bit-integer
+  product with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
   table).  For float32 pow the cheap path is plain-double log and exp for normal x > 0,
   finite y and a normal result; other lanes take the float64 C99 algorithm.  lgamma and
   digamma skip the reflection for vectors of positive arguments.
@@ -1107,20 +1107,20 @@ def _erfinv(x):
 # lgamma(y) = (y - 1) R1(y - 1) on [0.75, 1.25] and (y - 2) R2(y - 1.75) on [1.25, 2.25]:
 # the zeros at 1 and 2 are factored out, so the relative error stays small next to them
 # (relative error 2**-55.5 and 2**-53.3 after rounding the coefficients; vecmath_fit, weight 1/R)
-LGAMMA_R1 = [-0.5772156649015329, 0.8224670334241132, -0.40068563438653176, 0.2705808084277839,
-    -0.20738555102848688, 0.16955717699749967, -0.1440498968070415,
-    0.12550966952672013, -0.11133426191615642, 0.1000994561240768,
-    -0.09095425167365695, 0.08335396750623812, -0.07692407416089866,
-    0.07142726739975898, -0.06685574817891025, 0.06264478141906295,
-    -0.056347004422660114, 0.05346809380421068, -0.07029961376084412,
-    0.06593827360660018]
-LGAMMA_R2 = [0.3376044840819422, 0.3605281221403242, -0.0860912512263611, 0.030229978825832518,
-    -0.01247168001122646, 0.005606724830192493, -0.0026545437200291505,
-    0.0013001093445652876, -0.0006518932253814991, 0.00033250363307973566,
-    -0.00017180466355658043, 8.967476292691486e-05, -4.716797124032981e-05,
-    2.4964851482950927e-05, -1.3400997536443354e-05, 7.247646732696473e-06,
-    -3.5399541378170784e-06, 1.7590976098110016e-06, -1.6307380811284279e-06,
-    1.0116611731434644e-06]
+LGAMMA_R1 = [-0.5772156649015329, 0.8224670334241132, -0.40068563438653176,
+             0.2705808084277839, -0.20738555102848688, 0.16955717699749967,
+             -0.1440498968070415, 0.12550966952672013, -0.11133426191615642,
+             0.1000994561240768, -0.09095425167365695, 0.08335396750623812,
+             -0.07692407416089866, 0.07142726739975898, -0.06685574817891025,
+             0.06264478141906295, -0.056347004422660114, 0.05346809380421068,
+             -0.07029961376084412, 0.06593827360660018]
+LGAMMA_R2 = [0.3376044840819422, 0.3605281221403242, -0.0860912512263611,
+             0.030229978825832518, -0.01247168001122646, 0.005606724830192493,
+             -0.0026545437200291505, 0.0013001093445652876, -0.0006518932253814991,
+             0.00033250363307973566, -0.00017180466355658043, 8.967476292691486e-05,
+             -4.716797124032981e-05, 2.4964851482950927e-05, -1.3400997536443354e-05,
+             7.247646732696473e-06, -3.5399541378170784e-06, 1.7590976098110016e-06,
+             -1.6307380811284279e-06, 1.0116611731434644e-06]
 # Stirling: lgamma(z) = (z - 1/2) log z - z + log(2 pi)/2 + sum B_2k / (2k (2k-1) z**(2k-1))
 STIRLING = [0.08333333333333333, -0.002777777777777778, 0.0007936507936507937,
             -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176,
@@ -1133,6 +1133,17 @@ SINPI_OVER_PI_R = [1.0, -1.6449340668482264, 0.8117424252833536, -0.190751824122
                    0.0261478478176548, -0.0023460810354558235, 0.000148428793031071,
                    -6.975873661656381e-06, 2.5312174041370274e-07, -7.304711822217775e-09,
                    1.7165384749821432e-10]
+
+
+def _poly_pick(t, cond, a, b):
+    """Polynomial a (where cond) or b (elsewhere) at t: one Horner chain over coefficients
+    picked by select, the shorter list padded with zeros."""
+    n = max(len(a), len(b))
+    a, b = a + [0.0] * (n - len(a)), b + [0.0] * (n - len(b))
+    acc = select(cond, t.f(a[-1]), t.f(b[-1]))
+    for ca, cb in zip(reversed(a[:-1]), reversed(b[:-1])):
+        acc = fma(acc, t, select(cond, t.f(ca), t.f(cb)))
+    return acc
 
 
 def _lgamma_pos(z):
@@ -1165,13 +1176,7 @@ def _lgamma_small(z):
     for k in range(1, 9):
         prod = prod * select(steps >= float(k), z - float(k), z.f(1.0))
     near1 = y < 1.25
-    n = max(len(LGAMMA_R1), len(LGAMMA_R2))
-    coef = [select(near1, z.f(c1), z.f(c2)) for c1, c2 in
-            zip(LGAMMA_R1 + [0.0] * (n - len(LGAMMA_R1)), LGAMMA_R2 + [0.0] * (n - len(LGAMMA_R2)))]
-    t = y - select(near1, z.f(1.0), z.f(1.75))
-    acc = coef[-1]
-    for c in reversed(coef[:-1]):  # Horner over selected coefficients
-        acc = fma(acc, t, c)
+    acc = _poly_pick(y - select(near1, z.f(1.0), z.f(1.75)), near1, LGAMMA_R1, LGAMMA_R2)
     lg_y = (y - select(near1, z.f(1.0), z.f(2.0))) * acc
     logv = _log(select(up, z, prod))
     return lg_y + select(up, -logv, logv)
@@ -1221,16 +1226,18 @@ def _lgamma(x):
 # psi(y) = (y - x0) Q(y - c) on [1, 1.5] (c = 1.25) and [1.5, 2] (c = 1.75), x0 psi's positive
 # zero in double-word (relative error 2**-54.2 and 2**-56.1 after rounding; vecmath_fit)
 DIGAMMA_ROOT, DIGAMMA_ROOT_LO = 1.4616321449683622, 9.549995429965697e-17
-DIGAMMA_QA = [1.0747589096650145, -0.5791664818235408, 0.4002392309428256, -0.29981946865807163,
-    0.23226650153157133, -0.1827773491303305, 0.1449583675094299, -0.11542832750158959,
-    0.09210989867071306, -0.07358552241835464, 0.05882366258498176,
-    -0.04706414301982224, 0.03764569947961942, -0.02968425778350177,
-    0.023715460123913887, -0.02288857938147881, 0.018431480086387505]
-DIGAMMA_QB = [0.8581832171262995, -0.3262546278681057, 0.15712011335204326, -0.08228558635577926,
-    0.04479965445251758, -0.02489004848866944, 0.013985786218386809,
-    -0.007910468809184903, 0.004491811545856556, -0.0025566848210880123,
-    0.0014574479489664262, -0.0008315477291897128, 0.0004733085509895493,
-    -0.0002702175308004876, 0.00016811609083484935, -9.637352015709876e-05]
+DIGAMMA_QA = [1.0747589096650145, -0.5791664818235408, 0.4002392309428256,
+              -0.29981946865807163, 0.23226650153157133, -0.1827773491303305,
+              0.1449583675094299, -0.11542832750158959, 0.09210989867071306,
+              -0.07358552241835464, 0.05882366258498176, -0.04706414301982224,
+              0.03764569947961942, -0.02968425778350177, 0.023715460123913887,
+              -0.02288857938147881, 0.018431480086387505]
+DIGAMMA_QB = [0.8581832171262995, -0.3262546278681057, 0.15712011335204326,
+              -0.08228558635577926, 0.04479965445251758, -0.02489004848866944,
+              0.013985786218386809, -0.007910468809184903, 0.004491811545856556,
+              -0.0025566848210880123, 0.0014574479489664262, -0.0008315477291897128,
+              0.0004733085509895493, -0.0002702175308004876, 0.00016811609083484935,
+              -9.637352015709876e-05]
 # psi(z) = log z - 1/(2z) - sum B_2k / (2k z**2k), from 10 on (next term < 2**-60 relative)
 DIGAMMA_ASYMPTOTIC = [0.08333333333333333, -0.008333333333333333, 0.003968253968253968,
                       -0.004166666666666667, 0.007575757575757576, -0.021092796092796094,
@@ -1270,13 +1277,7 @@ def _digamma_pos(z):
         sh, t = two_sum(sh, select(use, q, zc.f(0.0)))
         sl = sl + (t + select(use, e, zc.f(0.0)))
     low = y < 1.5
-    n = max(len(DIGAMMA_QA), len(DIGAMMA_QB))
-    coef = [select(low, zc.f(a), zc.f(b)) for a, b in
-            zip(DIGAMMA_QA + [0.0] * (n - len(DIGAMMA_QA)), DIGAMMA_QB + [0.0] * (n - len(DIGAMMA_QB)))]
-    t = y - select(low, zc.f(1.25), zc.f(1.75))
-    acc = coef[-1]
-    for c in reversed(coef[:-1]):
-        acc = fma(acc, t, c)
+    acc = _poly_pick(y - select(low, zc.f(1.25), zc.f(1.75)), low, DIGAMMA_QA, DIGAMMA_QB)
     psi_y = ((y - DIGAMMA_ROOT) - DIGAMMA_ROOT_LO) * acc
     psi_y = select(up, fma(_trigamma_rough(y), yl, psi_y), psi_y)
     inv = -1.0 / zc  # the step up: psi(z) = psi(z + 1) - 1/z

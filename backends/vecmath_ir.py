@@ -338,7 +338,8 @@ def global_table(builder, name, values, ty):
     if g is None:
         arrty = ir.ArrayType(ty, len(values))
         if ty in (F32, F64):
-            init = [ir.Constant(ty, float(np.float32(v)) if ty == F32 else float(v)) for v in values]
+            init = [ir.Constant(ty, float(np.float32(v)) if ty == F32 else float(v))
+                    for v in values]
         else:
             init = [ir.Constant(ty, int(v)) for v in values]
         g = ir.GlobalVariable(mod, arrty, name)

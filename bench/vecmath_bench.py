@@ -1,8 +1,9 @@
 """Benchmark of astjax.backends.vecmath (issue 6).
 
 Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
-ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma, digamma) and against Numba's own ``np.*``/``math.*`` (scalar libm)
-in the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
+ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma, digamma) and
+against Numba's own ``np.*``/``math.*`` (scalar libm) in the same ``prange`` loop.  All three
+allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
 with vecmath, side by side with ``jax.jit`` and NumPy in the same run, timed in alternating
@@ -10,10 +11,10 @@ blocks (see _time_blocks).
 
 Times are medians (and minima) of --reps round-robin runs after warm-up; ratios compare
 medians, as /work/shared/bench/README.md asks (the machines are shared and noisy).  With
---passes N each function is timed in N separate blocks and the quietest block is reported.  "vecmath 1thr" is the
-same kernel on one Numba thread: a 2-thread prange loop waits for its slower thread, so on a
-loaded machine it suffers far more than single-threaded NumPy; the per-core ratio
-(x numpy/1thr) is the figure that survives that noise.
+--passes N each function is timed in N separate blocks and the quietest block is reported.
+"vecmath 1thr" is the same kernel on one Numba thread: a 2-thread prange loop waits for its
+slower thread, so on a loaded machine it suffers far more than single-threaded NumPy; the
+per-core ratio (x numpy/1thr) is the figure that survives that noise.
 
     python bench/vecmath_bench.py [--reps 30] [--passes 1] [--n 4000000] [--only exp,sin]
 """
