@@ -145,7 +145,6 @@ def _time_blocks(cands, reps, rounds=3):
 
 def bench_functions(n, reps, only, passes=1):
     data = _inputs(n)
-    threads = numba.get_num_threads()
     rows = []
     table = [(k, v, False) for k, v in UNARY.items()] + [(k, v, True) for k, v in BINARY.items()]
     for name, (npref, libm, dom), binary in table:
