@@ -236,6 +236,15 @@ LGAMMA_R2 = [0.3376044840819422, 0.3605281221403242, -0.0860912512263611,
              -4.716797124032981e-05, 2.4964851482950927e-05, -1.3400997536443354e-05,
              7.247646732696473e-06, -3.5399541378170784e-06, 1.7590976098110016e-06,
              -1.6307380811284279e-06, 1.0116611731434644e-06]
+# the same for a float32 result (relative error 2**-34.6 and 2**-35.1; vecmath_fit)
+LGAMMA_R1_F32 = [-0.5772156649044132, 0.8224670344184247, -0.4006856330146627,
+                 0.27058049123862504, -0.20738554992166827, 0.16958539116407007,
+                 -0.14406292758278919, 0.1244924170785271, -0.11063217891757823,
+                 0.11588530365585034, -0.10401819398377789]
+LGAMMA_R2_F32 = [0.3376044840878991, 0.36052812198302986, -0.08609125303166924,
+                 0.030229992186285293, -0.01247159319212771, 0.00560639979733197,
+                 -0.0026560476389806465, 0.001303465733219526, -0.0006403011248708166,
+                 0.0003160955219447802, -0.00021189322672292282, 0.0001258837239875259]
 # Stirling: lgamma(z) = (z - 1/2) log z - z + log(2 pi)/2 + sum B_2k / (2k (2k-1) z**(2k-1))
 STIRLING = [0.08333333333333333, -0.002777777777777778, 0.0007936507936507937,
             -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176,
@@ -261,11 +270,11 @@ def _poly_pick(t, cond, a, b):
     return acc
 
 
-def _lgamma_pos(z):
+def _lgamma_pos(z, for32=False):
     """lgamma(z) for float64 z >= 0 (0 -> inf, inf -> inf): below 10 _lgamma_small, from
-    10 on Stirling with (z - 1/2) log z in double-word."""
+    10 on Stirling with (z - 1/2) log z in double-word (for32, a float32 result: plain)."""
     zs = select(z >= STIRLING_MIN, z, z.f(STIRLING_MIN))
-    lh, ll = _log_dd(zs)
+    lh, ll = (_log(zs), zs.f(0.0)) if for32 else _log_dd(zs)
     h = zs - 0.5
     ph, pl = two_prod(h, lh)
     pl = fma(h, ll, pl)
@@ -273,11 +282,11 @@ def _lgamma_pos(z):
     w = 1.0 / zs
     big = s + (e + pl + HALF_LOG_2PI + w * poly(w * w, STIRLING))
     big = select(ph < INF, big, ph)  # overflow (from z ~ 2.5e305): e would be inf - inf
-    res = select(z < STIRLING_MIN, _lgamma_small(z), big)
+    res = select(z < STIRLING_MIN, _lgamma_small(z, for32), big)
     return select(z.eq(INF), z, res)
 
 
-def _lgamma_small(z):
+def _lgamma_small(z, for32=False):
     """lgamma(z) for float64 0 <= z < 10 (other lanes: garbage, finite).
 
     z moves into [0.75, 2.25) by the recurrence Gamma(z+1) = z Gamma(z): one step up below
@@ -291,7 +300,8 @@ def _lgamma_small(z):
     for k in range(1, 9):
         prod = prod * select(steps >= float(k), z - float(k), z.f(1.0))
     near1 = y < 1.25
-    acc = _poly_pick(y - select(near1, z.f(1.0), z.f(1.75)), near1, LGAMMA_R1, LGAMMA_R2)
+    r1, r2 = (LGAMMA_R1_F32, LGAMMA_R2_F32) if for32 else (LGAMMA_R1, LGAMMA_R2)
+    acc = _poly_pick(y - select(near1, z.f(1.0), z.f(1.75)), near1, r1, r2)
     lg_y = (y - select(near1, z.f(1.0), z.f(2.0))) * acc
     logv = _log(select(up, z, prod))
     return lg_y + select(up, -logv, logv)
@@ -301,15 +311,15 @@ def _lgamma_fast(x):
     """lgamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
     xd = x.to(F64)
     positive = xd > 0.0
-    res = _lgamma_pos(select(positive, xd, xd.f(1.0)))
+    res = _lgamma_pos(select(positive, xd, xd.f(1.0)), x.is32)
     return (res.to(F32) if x.is32 else res), ~positive
 
 
-def _lgamma64(x):
+def _lgamma64(x, for32=False):
     """log|Gamma(x)|; x < 0 by reflection: log(pi / |x sin(pi x)|) - lgamma(-x), the log
     in double-word (|x sin(pi x)| = |x r| pi (1 + t), t = sin(pi r)/(pi r) - 1, r = x - rint(x))
     so that only the cancellation of the two terms themselves costs accuracy."""
-    lp = _lgamma_pos(select(isnan(x), x.f(1.0), _fabs(x)))
+    lp = _lgamma_pos(select(isnan(x), x.f(1.0), _fabs(x)), for32)
     r = x - _rint(x)  # exact, |r| <= 1/2: |sin(pi x)| = |sin(pi r)|
     r = select(_fabs(x) < INF, r, x.f(0.0))
     z = r * r
@@ -331,7 +341,7 @@ def _lgamma64(x):
 def _lgamma(x):
     """lgamma(x) = log|Gamma(x)| (scipy.special.gammaln); float32 through float64."""
     if x.is32:
-        return _lgamma64(x.to(F64)).to(F32)
+        return _lgamma64(x.to(F64), for32=True).to(F32)
     return _lgamma64(x)
 
 
@@ -353,6 +363,14 @@ DIGAMMA_QB = [0.8581832171262995, -0.3262546278681057, 0.15712011335204326,
               -0.0025566848210880123, 0.0014574479489664262, -0.0008315477291897128,
               0.0004733085509895493, -0.0002702175308004876, 0.00016811609083484935,
               -9.637352015709876e-05]
+# the same for a float32 result (relative error 2**-33.0 and 2**-34.3; vecmath_fit)
+DIGAMMA_QA_F32 = [1.074758909787235, -0.5791664822094374, 0.4002391335096454,
+                  -0.2998193292684053, 0.23227889774875904, -0.18279080309003165,
+                  0.14440889871684537, -0.11491337848714392, 0.1019404563887928,
+                  -0.08198473560564039]
+DIGAMMA_QB_F32 = [0.8581832171282051, -0.32625462642702424, 0.15712011155489225,
+                  -0.08228589291985894, 0.04479990726127945, -0.024872478875914743,
+                  0.013973772568226371, -0.008281450720943627, 0.004719274350827605]
 # psi(z) = log z - 1/(2z) - sum B_2k / (2k z**2k), from 10 on (next term < 2**-60 relative)
 DIGAMMA_ASYMPTOTIC = [0.08333333333333333, -0.008333333333333333, 0.003968253968253968,
                       -0.004166666666666667, 0.007575757575757576, -0.021092796092796094,
@@ -371,7 +389,7 @@ def _trigamma_rough(u):
     return iu * fma(iu, fma(iu, 1.0 / 6.0, 0.5), 1.0)
 
 
-def _digamma_pos(z):
+def _digamma_pos(z, for32=False):
     """psi(z) for float64 z >= 0 (+0 -> -inf, inf -> inf).
 
     Below 10 the recurrence psi(z+1) = psi(z) + 1/z moves z into [1, 2): one step up below
@@ -392,7 +410,8 @@ def _digamma_pos(z):
         sh, t = two_sum(sh, select(use, q, zc.f(0.0)))
         sl = sl + (t + select(use, e, zc.f(0.0)))
     low = y < 1.5
-    acc = _poly_pick(y - select(low, zc.f(1.25), zc.f(1.75)), low, DIGAMMA_QA, DIGAMMA_QB)
+    qa, qb = (DIGAMMA_QA_F32, DIGAMMA_QB_F32) if for32 else (DIGAMMA_QA, DIGAMMA_QB)
+    acc = _poly_pick(y - select(low, zc.f(1.25), zc.f(1.75)), low, qa, qb)
     psi_y = ((y - DIGAMMA_ROOT) - DIGAMMA_ROOT_LO) * acc
     psi_y = select(up, fma(_trigamma_rough(y), yl, psi_y), psi_y)
     inv = -1.0 / zc  # the step up: psi(z) = psi(z + 1) - 1/z
@@ -405,13 +424,13 @@ def _digamma_pos(z):
     return select(z < 10.0, small, big)
 
 
-def _digamma64(x):
+def _digamma64(x, for32=False):
     """psi(x); x < 0 by reflection: psi(1 - x) - pi cot(pi x), cot from sin(pi r) and
     cos(pi r), r = x - rint(x).  Poles as scipy.special.digamma: psi(+-0) = -+inf, nan at
     the negative integers and -inf."""
     neg_x = x < 0.0
     u, ul = two_sum(x.f(1.0), -x)  # 1 - x exactly; psi(u + ul) ~ psi(u) + psi'(u) ul
-    pp = _digamma_pos(select(isnan(x), x.f(1.0), select(neg_x, u, x)))
+    pp = _digamma_pos(select(isnan(x), x.f(1.0), select(neg_x, u, x)), for32)
     pp = select(neg_x & (u < INF), fma(_trigamma_rough(u), ul, pp), pp)
     res = select(neg_x, pp - _pi_cot_pi(x), pp)
     res = select(neg_x & _rint(x).eq(x), x.f(NAN), res)  # poles; -inf
@@ -439,7 +458,7 @@ def _pi_cot_pi(x):
 def _digamma(x):
     """psi(x) = d/dx log|Gamma(x)| (scipy.special.digamma); float32 through float64."""
     if x.is32:
-        return _digamma64(x.to(F64)).to(F32)
+        return _digamma64(x.to(F64), for32=True).to(F32)
     return _digamma64(x)
 
 
@@ -447,5 +466,5 @@ def _digamma_fast(x):
     """digamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
     xd = x.to(F64)
     positive = xd > 0.0
-    res = _digamma_pos(select(positive, xd, xd.f(1.0)))
+    res = _digamma_pos(select(positive, xd, xd.f(1.0)), x.is32)
     return (res.to(F32) if x.is32 else res), ~positive
