@@ -307,14 +307,6 @@ def _lgamma_small(z, for32=False):
     return lg_y + select(up, -logv, logv)
 
 
-def _lgamma_fast(x):
-    """lgamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
-    xd = x.to(F64)
-    positive = xd > 0.0
-    res = _lgamma_pos(select(positive, xd, xd.f(1.0)), x.is32)
-    return (res.to(F32) if x.is32 else res), ~positive
-
-
 def _lgamma64(x, for32=False):
     """log|Gamma(x)|; x < 0 by reflection: log(pi / |x sin(pi x)|) - lgamma(-x), the log
     in double-word (|x sin(pi x)| = |x r| pi (1 + t), t = sin(pi r)/(pi r) - 1, r = x - rint(x))
@@ -338,11 +330,31 @@ def _lgamma64(x, for32=False):
     return select(isnan(x), x, res)
 
 
-def _lgamma(x):
-    """lgamma(x) = log|Gamma(x)| (scipy.special.gammaln); float32 through float64."""
-    if x.is32:
-        return _lgamma64(x.to(F64), for32=True).to(F32)
-    return _lgamma64(x)
+def _in_float64(fn64, doc):
+    """An emitter for float32 and float64 from fn64(xd, for32): float32 is evaluated in double
+    (for32 picks float32-grade polynomials) and rounded once."""
+    def fn(x):
+        if x.is32:
+            return fn64(x.to(F64), for32=True).to(F32)
+        return fn64(x)
+    fn.__doc__ = doc
+    return fn
+
+
+def _positive_fast(pos64):
+    """The cheap path of a reflected function: pos64 alone, for x > 0 (slow lanes: x <= 0
+    and nan, which need the reflection)."""
+    def fast(x):
+        xd = x.to(F64)
+        positive = xd > 0.0
+        res = pos64(select(positive, xd, xd.f(1.0)), x.is32)
+        return (res.to(F32) if x.is32 else res), ~positive
+    return fast
+
+
+_lgamma = _in_float64(_lgamma64, "lgamma(x) = log|Gamma(x)| (scipy.special.gammaln); float32 "
+                      "through float64.")
+_lgamma_fast = _positive_fast(_lgamma_pos)
 
 
 # ==========================================================================================
@@ -455,16 +467,6 @@ def _pi_cot_pi(x):
     return lead * (1.0 + (tc - ts) / (1.0 + ts))
 
 
-def _digamma(x):
-    """psi(x) = d/dx log|Gamma(x)| (scipy.special.digamma); float32 through float64."""
-    if x.is32:
-        return _digamma64(x.to(F64), for32=True).to(F32)
-    return _digamma64(x)
-
-
-def _digamma_fast(x):
-    """digamma for x > 0: no reflection (the slow lanes: x <= 0 and nan)."""
-    xd = x.to(F64)
-    positive = xd > 0.0
-    res = _digamma_pos(select(positive, xd, xd.f(1.0)), x.is32)
-    return (res.to(F32) if x.is32 else res), ~positive
+_digamma = _in_float64(_digamma64, "psi(x) = d/dx log|Gamma(x)| (scipy.special.digamma); "
+                       "float32 through float64.")
+_digamma_fast = _positive_fast(_digamma_pos)

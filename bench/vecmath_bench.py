@@ -96,10 +96,6 @@ def _kernel(expr, binary):
     return njit(parallel=True)(ns["k"])
 
 
-def _time(fn, args, reps):
-    return _time_rr([(fn, args, None)], reps)[0]
-
-
 def _time_rr(cands, reps):
     """Median and min (ms) of each candidate, timed round-robin so that load from other
     processes on a shared machine falls on all of them alike.  cands: (fn, args, threads)."""
