@@ -412,6 +412,21 @@ EXP_P_FOR32 = [0.500000006885339, 0.16666665855100526, 0.041666290646761285,
 FLT_MIN = 1.1754943508222875e-38
 
 
+# log(1+f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2)-1, sqrt(2)-1] in double, relative error
+# 2**-32.8 (vecmath_fit, weight f^3/log1p(f)): for float32 results computed in double
+LOG1P_P_FOR32 = [0.3333333236531168, -0.24999966942369062, 0.20000090599884074,
+                 -0.16669407293887142, 0.142851160018549, -0.12424366805316091,
+                 0.11036204928154085, -0.1081978044036995, 0.10632156646309637,
+                 -0.05976630003346061]
+
+
+def _log_for32(x):
+    """log of a positive finite float64 x to 2**-32 relative, without fdlibm's division:
+    for float32 results computed in double."""
+    k, f = _log_split(x)
+    return fma(k, LN2, fma(f * (f * f), poly(f, LOG1P_P_FOR32), f - 0.5 * (f * f)))
+
+
 def _pow32_fast(x, y):
     """float32 x**y for normal x > 0, finite y and a normal, finite result (other lanes are
     slow): log and exp in plain double with float32-grade polynomials.

@@ -68,8 +68,26 @@ def _vector_function(mod, sym, fty, n, full, fast, nargs):
     xs = [V(b, b.bitcast(a, vty)) for a in fn.args]
     res, slow = fast(*xs)
     # the full function on the whole vector, kept where a lane needed it: branch-free vector
-    # code, so data where every vector has such a lane (pow of negative numbers) stays fast
-    _branch_on_slow(b, (res, any_lane(slow)), lambda: select(slow, full(*xs), res).v, vty, ity)
+    # code, so data where every vector has such a lane (pow of negative numbers) stays fast.
+    # It is a function of its own, called cold: inline, its constants and temporaries would
+    # share one register allocation with the fast path and spill on every call.
+    slow_fn = _slow_function(mod, "%s_v%d_full" % (sym, n), vty, ity, full, nargs)
+    _branch_on_slow(b, (res, any_lane(slow)),
+                    lambda: select(slow, V(b, _call_ints(b, slow_fn, xs, vty)), res).v, vty, ity)
+
+
+def _slow_function(mod, sym, vty, ity, full, nargs):
+    fn = _define(mod, sym, ity, nargs)
+    fn.attributes.add("noinline")
+    fn.attributes.add("cold")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.ret(b.bitcast(full(*[V(b, b.bitcast(a, vty)) for a in fn.args]).v, ity))
+    return fn
+
+
+def _call_ints(b, fn, xs, vty):
+    ity = fn.function_type.return_type
+    return b.bitcast(b.call(fn, [b.bitcast(x.v, ity) for x in xs]), vty)
 
 
 def _define(mod, sym, ity, nargs):

@@ -448,20 +448,46 @@ def test_trig_fast_and_slow_lanes_in_one_vector(name):
     check64(name, _mixed_lanes(F64))
 
 
-@pytest.mark.parametrize("name", TRIG)
-def test_trig_scalar_call_outside_vector_loops(name):
-    """A loop the vectoriser cannot widen (a recurrence) calls the scalar function."""
+def _scalar_calls(name, x):
+    """name over x in a loop the vectoriser cannot widen (a recurrence): the scalar function.
+    x must be finite (acc - acc would turn the next argument into nan)."""
     ns = {"vm": vm}
     exec(f"def k(x, out):\n    acc = x[0] - x[0]\n    for i in range(x.size):\n"
          f"        acc = vm.{name}(x[i] + (acc - acc))\n        out[i] = acc\n", ns)
-    k = njit(ns["k"])
+    out = np.empty_like(x)
+    njit(ns["k"])(x, out)
+    return out
+
+
+@pytest.mark.parametrize("name", TRIG)
+def test_trig_scalar_call_outside_vector_loops(name):
     for dt, check in ((F32, check32), (F64, check64)):
         x = _mixed_lanes(dt)
-        x = x[np.isfinite(x)]  # acc - acc would turn the next argument into nan
-        out = np.empty_like(x)
-        k(x, out)
-        assert np.array_equal(out, run(name, x), equal_nan=True), (name, dt)
+        x = x[np.isfinite(x)]
+        assert np.array_equal(_scalar_calls(name, x), run(name, x), equal_nan=True), (name, dt)
         check(name, x)
+
+
+def _gamma_mixed_lanes(dtype):
+    """lgamma's float32 fast path covers -4 < x < inf and digamma's x > 0: the other lanes
+    (x <= -4, x <= 0, poles, nan, +-inf) scattered among fast ones, at the edges, and a run
+    of them."""
+    rng = np.random.default_rng(RNG_SEED)
+    x = rng.uniform(-6, 6, 301)
+    x[[3, 40, 41, 77, 78, 160]] = [-4.0, np.nextafter(-4.0, -5), np.nextafter(-4.0, 0), -3.0, 0.0, 4.0]
+    x[200:240] = rng.uniform(-100, -4, 40)
+    x[[250, 251, 252, 253]] = [np.inf, np.nan, -np.inf, -0.0]
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("name", list(GAMMA_FAMILY))
+def test_gamma_fast_and_slow_lanes_in_one_vector(name):
+    for dt in (F32, F64):
+        x = _gamma_mixed_lanes(dt)
+        gamma_check(name, x, dt)
+        x = x[np.isfinite(x) & ~((x <= 0) & (x == np.floor(x)))]  # poles: inf, nan
+        with np.errstate(all="ignore"):
+            assert np.array_equal(_scalar_calls(name, x), run(name, x), equal_nan=True), (name, dt)
 
 
 def test_trig_calls_vector_variants():
