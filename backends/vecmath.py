@@ -69,9 +69,10 @@ Contract
   product with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
   table).  For float32 pow the cheap path is plain-double log and exp for normal x > 0,
   finite y and a normal result; other lanes take the float64 C99 algorithm.  float32
-  lgamma's cheap path covers -4 < x < inf with one log and one polynomial in plain double
-  (the recurrence instead of the reflection for x < 0: 0.51 ulp); float64 lgamma and digamma
-  skip the reflection for vectors of positive arguments.  The full algorithm is a function
+  lgamma and digamma have a cheap path for -4 < x < inf in plain double: the recurrence
+  instead of the reflection for x < 0, one log and one polynomial per lane (digamma: plus one
+  division), 0.51 ulp; float64 lgamma and digamma skip the reflection for vectors of
+  positive arguments.  The full algorithm is a function
   of its own, so its constants do not crowd the cheap path's registers.
 * Performance: see bench/vecmath_bench.py.  Everything vectorises (tests assert it on a
   fused loop over every function); cost per element is a few ns at most (lgamma, digamma

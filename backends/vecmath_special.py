@@ -511,4 +511,54 @@ def _pi_cot_pi(x):
 
 _digamma = _in_float64(_digamma64, "psi(x) = d/dx log|Gamma(x)| (scipy.special.digamma); "
                        "float32 through float64.")
-_digamma_fast = _positive_fast(_digamma_pos)
+# psi(z) from 4 on for a float32 result: seven terms (the eighth is below 2**-33 of psi)
+DIGAMMA_MIN_F32 = 4.0
+
+
+def _reciprocal_sum(xd, n):
+    """sum 1/(x + i) over 0 <= i < n (n <= 6) as one fraction (num, den): the step up of
+    the recurrence, one division for every term."""
+    num, den = xd.f(0.0), xd.f(1.0)
+    for i in range(6):
+        a = xd + float(i)
+        use = n > float(i)
+        num = select(use, fma(num, a, den), num)
+        den = select(use, den * a, den)
+    return num, den
+
+
+def _digamma32_fast(x):
+    """float32 digamma in double with one division, one polynomial and one log per lane.
+    Slow lanes: nan, +inf, x <= -4 and the poles.
+
+    Below |x| = 4 the recurrence moves x, of either sign, to y = x + n in [1, 2), where
+    psi = (y - x0) Q(y) keeps the zero x0 = 1.46... exact (as _digamma_pos):
+      n > 0:  psi(x) = psi(y) - sum 1/(x + i), 0 <= i < n
+      n < 0:  psi(x) = psi(y) + 1/(x - 1) [+ 1/(x - 2)]
+    the sum a single fraction, every factor exact; from 4 on the asymptotic series, whose
+    1/x is the same division."""
+    xd = x.to(F64)
+    n = _floor(2.0 - xd)
+    y = xd + n
+    num, den = _reciprocal_sum(xd, n)
+    two_down = n < -1.5
+    num = select(n < -0.5, -select(two_down, 2.0 * xd - 3.0, xd.f(1.0)), num)
+    den = select(n < -0.5, select(two_down, (xd - 1.0) * (xd - 2.0), xd - 1.0), den)
+    big = xd >= DIGAMMA_MIN_F32
+    q = select(big, xd.f(1.0), num) / select(big, xd, den)
+    low = y < 1.5
+    acc = _poly_pick(y - select(low, xd.f(1.25), xd.f(1.75)), low, DIGAMMA_QA_F32, DIGAMMA_QB_F32)
+    small = ((y - DIGAMMA_ROOT) - DIGAMMA_ROOT_LO) * acc - q
+    w = q * q
+    asymptotic = (_log_for32(select(big, xd, xd.f(1.0))) - 0.5 * q) - w * poly(w, DIGAMMA_ASYMPTOTIC[:7])
+    res = select(big, asymptotic, small)
+    pole = (xd <= 0.0) & _rint(xd).eq(xd)
+    slow = ~((xd > -DIGAMMA_MIN_F32) & (xd < INF)) | pole
+    return res.to(F32), slow
+
+
+_digamma_fast64 = _positive_fast(_digamma_pos)
+
+
+def _digamma_fast(x):
+    return _digamma32_fast(x) if x.is32 else _digamma_fast64(x)

@@ -162,32 +162,54 @@ def bench_functions(n, reps, only, passes=1):
         # every 2-thread call pay for waking the pool
         ours1 = _quietest([(kern, args, 1)], reps, passes)[0]
         rows.append((name, ours, ours1, npt, nbt))
-    # the copy loop timed alone keeps its 32 MB in the last-level cache (a best case); timed
-    # in rotation with NumPy's and libm's exp, as every row is, it streams from memory
-    x, copy = data["normal"][0], _kernel("v", False)
-    floor = _quietest([(copy, (x,), None)], reps, passes)[0]
-    floor_rr = _quietest([(copy, (x,), None), (np.exp, (x,), None),
-                          (_kernel("np.exp(v)", False), (x,), None)], reps, passes)[0]
+    floor, floor_rr = _memory_floor(data, reps, passes, binary=False)
+    floor2 = _memory_floor(data, reps, passes, binary=True)[1]
     print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
     print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / {floor[1]:.2f} alone "
           f"(cache-hot), {floor_rr[0]:.2f} / {floor_rr[1]:.2f} in rotation like the rows below;\n"
-          "  where NumPy takes less than 3x that, 3x NumPy is out of reach of any kernel")
+          f"  adding two inputs (binary rows) {floor2[0]:.2f} / {floor2[1]:.2f} in rotation.  A target "
+          "time (NumPy/3, libm/10) below the\n  floor is out of reach of any kernel of this shape: "
+          "'floor' in the targets column; 'MISS' is a reachable miss")
     print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
-          f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}")
+          f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}  targets 3x/10x")
     for name, ours, ours1, npt, nbt in rows:
         def cell(t):
             return f"{t[0]:7.2f}/{t[1]:6.2f}" if t else f"{'-':>14}"
 
         def ratio(t):
             return f"{t[0] / ours[0]:8.1f}x" if t else f"{'-':>9}"
+
         def rmin(t):
             return f"{t[1] / ours[1]:6.1f}x" if t else f"{'-':>7}"
+
+        fl = (floor2 if name in BINARY else floor_rr)[0]
+        verdict = " ".join(_verdict(ours[0], t[0] / k if t else None, fl)
+                           for t, k in ((npt, 3), (nbt, 10)))
         per_core = f"{npt[0] / ours1[0]:6.1f}x" if npt else f"{'-':>7}"
         print(f"{name:<11}{cell(ours):>15}{cell(ours1):>15}{cell(npt):>15}{cell(nbt):>15}"
-              f"{ratio(npt)}{ratio(nbt)}{rmin(npt)}{rmin(nbt)}{per_core}")
+              f"{ratio(npt)}{ratio(nbt)}{rmin(npt)}{rmin(nbt)}{per_core}  {verdict}")
     return rows
+
+
+def _memory_floor(data, reps, passes, binary):
+    """(alone, in rotation) times of the kernel that only moves the data: out = x (unary)
+    or out = x + y (binary).  Alone, its 32-48 MB stay in the last-level cache (a best
+    case); in rotation with NumPy's and libm's exp, as every row is timed, it streams."""
+    x, y = data["normal"]
+    copy, args = (_kernel("v + w", True), (x, y)) if binary else (_kernel("v", False), (x,))
+    alone = _quietest([(copy, args, None)], reps, passes)[0]
+    rotation = _quietest([(copy, args, None), (np.exp, (x,), None),
+                          (_kernel("np.exp(v)", False), (x,), None)], reps, passes)[0]
+    return alone, rotation
+
+
+def _verdict(ours, target, floor):
+    """'met' if ours <= target; 'floor' if the target is below the memory floor; else 'MISS'."""
+    if target is None:
+        return "  -  "
+    return " met " if ours <= target else ("floor" if target < floor else "MISS ")
 
 
 # ---------------------------------------------------------------------------------------
