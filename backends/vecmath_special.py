@@ -168,9 +168,10 @@ def _erfc_d(a):
     nan not): one division, one polynomial, one exp."""
     t = 1.0 / fma(a, 0.5, 1.0)
     arg = estrin(t, ERFC_E32) - a * a  # a*a exact: a has 24 bits
-    r, n = _exp_reduce(_clamp(arg, _exp_limits(a)[0], 0.0))
+    # below e**-105 the float32 result rounds to 0; so n >= -152 and one power of two will do
+    r, n = _exp_reduce(_clamp(arg, -105.0, 0.0))
     p = fma(r * r, estrin(r, EXP_P_FOR32), r) + 1.0
-    return _scale(p * t, n)
+    return (p * t) * pow2i(n)
 
 
 # Giles, "Approximating the erfinv function" (single precision), w = -log((1-x)(1+x))
