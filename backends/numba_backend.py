@@ -28,6 +28,8 @@ import numpy as np
 # the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+import llvmlite  # noqa: E402
+import numba  # noqa: E402
 import numba.core.errors  # noqa: E402
 
 from astjax.core.files import cache_root, write_if_changed
@@ -89,9 +91,33 @@ def compile_func(func: Func, origin: str = "?"):
     return _entry(kernel, func)
 
 
+def runtime_files() -> list:
+    """The backend modules generated code calls into.  Numba compiles (inlines) them into
+    the machine code it caches, but keys that cache by the generated file alone."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = [f for f in os.listdir(here)
+             if f == "numba_runtime.py" or (f.startswith("vecmath") and f.endswith(".py"))]
+    return [os.path.join(here, f) for f in sorted(names)]
+
+
+def _runtime_fingerprint() -> str:
+    h = hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__}".encode())
+    for path in runtime_files():
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+# Part of every generated file's name: a new vecmath (a fix, a faster path) or a new Numba
+# means new files, so no process runs machine code cached from the old ones.
+RUNTIME_FINGERPRINT = _runtime_fingerprint()
+
+
 def _digest(source: str, consts: dict) -> str:
-    """Names the file by everything the compiled code depends on (Numba freezes constants)."""
+    """Names the file by everything the compiled code depends on: its source, its constants
+    (Numba freezes them) and the runtime it inlines."""
     h = hashlib.sha256(source.encode())
+    h.update(RUNTIME_FINGERPRINT.encode())
     for name in sorted(consts):
         value = np.ascontiguousarray(consts[name])
         h.update(f"{name}:{value.dtype.str}:{value.shape}".encode())

@@ -160,3 +160,16 @@ def test_a_numba_compile_failure_is_an_astjax_error():
     call = numba_backend._entry(broken, Func("broken", [x], [], [x]))
     with pytest.raises(TransformError, match="could not compile broken"):
         call(np.ones(2))
+
+
+def test_cached_machine_code_is_keyed_by_the_runtime_it_inlines(monkeypatch):
+    """Numba's on-disk cache knows only the generated file: the file's name must change when
+    vecmath or the runtime does, or a process would run machine code built from old ones."""
+    import os
+    from astjax.backends import numba_backend
+    names = {os.path.basename(p) for p in numba_backend.runtime_files()}
+    assert {"vecmath.py", "vecmath_explog.py", "vecmath_trig.py", "vecmath_special.py",
+            "vecmath_variants.py", "vecmath_ir.py", "numba_runtime.py"} <= names
+    before = numba_backend._digest("def f(x):\n    return x\n", {})
+    monkeypatch.setattr(numba_backend, "RUNTIME_FINGERPRINT", "another vecmath")
+    assert numba_backend._digest("def f(x):\n    return x\n", {}) != before
