@@ -551,7 +551,8 @@ def _digamma32_fast(x):
     acc = _poly_pick(y - select(low, xd.f(1.25), xd.f(1.75)), low, DIGAMMA_QA_F32, DIGAMMA_QB_F32)
     small = ((y - DIGAMMA_ROOT) - DIGAMMA_ROOT_LO) * acc - q
     w = q * q
-    asymptotic = (_log_for32(select(big, xd, xd.f(1.0))) - 0.5 * q) - w * poly(w, DIGAMMA_ASYMPTOTIC[:7])
+    logx = _log_for32(select(big, xd, xd.f(1.0)))
+    asymptotic = (logx - 0.5 * q) - w * poly(w, DIGAMMA_ASYMPTOTIC[:7])
     res = select(big, asymptotic, small)
     pole = (xd <= 0.0) & _rint(xd).eq(xd)
     slow = ~((xd > -DIGAMMA_MIN_F32) & (xd < INF)) | pole

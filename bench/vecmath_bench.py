@@ -1,9 +1,9 @@
 """Benchmark of astjax.backends.vecmath (issue 6).
 
-Part 1: each function alone in a ``prange`` loop over 4M float32 elements, against NumPy's
-ufunc (single-threaded, as NumPy is; SciPy's for erf, erfc, erfinv, lgamma, digamma) and
-against Numba's own ``np.*``/``math.*`` (scalar libm) in the same ``prange`` loop.  All three
-allocate their output, like a generated kernel would.
+Part 1: each function alone in a ``prange`` loop over 4M float32 elements (--dtype float64
+for the other type), against NumPy's ufunc (single-threaded, as NumPy is; SciPy's for erf,
+erfc, erfinv, lgamma, digamma) and against Numba's own ``np.*``/``math.*`` (scalar libm) in
+the same ``prange`` loop.  All three allocate their output, like a generated kernel would.
 
 Part 2: the fused ``chain_4M`` expression of /work/shared/bench/workloads.py written by hand
 with vecmath, side by side with ``jax.jit`` and NumPy in the same run, timed in alternating
@@ -17,6 +17,7 @@ slower thread, so on a loaded machine it suffers far more than single-threaded N
 per-core ratio (x numpy/1thr) is the figure that survives that noise.
 
     python bench/vecmath_bench.py [--reps 30] [--passes 1] [--n 4000000] [--only exp,sin]
+                                  [--dtype float64]
 """
 import argparse
 import math
@@ -73,15 +74,15 @@ BINARY = {
 }
 
 
-def _inputs(n):
+def _inputs(n, dtype=F32):
     rng = np.random.default_rng(0)
-    x = rng.standard_normal(n).astype(F32)
-    y = rng.standard_normal(n).astype(F32)
+    x = rng.standard_normal(n).astype(dtype)
+    y = rng.standard_normal(n).astype(dtype)
     return {
         "normal": (x, y),
-        "pos": (np.abs(x) + F32(1e-3), y),
+        "pos": (np.abs(x) + dtype(1e-3), y),
         "unit": (np.tanh(x), y),
-        "ge1": (np.abs(x) + F32(1), y),
+        "ge1": (np.abs(x) + dtype(1), y),
     }
 
 
@@ -139,8 +140,8 @@ def _time_blocks(cands, reps, rounds=3):
     return [(float(np.median(t)) * 1e3, float(np.min(t)) * 1e3) for t in ts]
 
 
-def bench_functions(n, reps, only, passes=1):
-    data = _inputs(n)
+def bench_functions(n, reps, only, passes=1, dtype=F32):
+    data = _inputs(n, dtype)
     rows = []
     table = [(k, v, False) for k, v in UNARY.items()] + [(k, v, True) for k, v in BINARY.items()]
     for name, (npref, libm, dom), binary in table:
@@ -164,13 +165,14 @@ def bench_functions(n, reps, only, passes=1):
         rows.append((name, ours, ours1, npt, nbt))
     floor, floor_rr = _memory_floor(data, reps, passes, binary=False)
     floor2 = _memory_floor(data, reps, passes, binary=True)[1]
-    print(f"\n{n:,} float32 elements, numba threads = {numba.get_num_threads()}; "
+    print(f"\n{n:,} {np.dtype(dtype).name} elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
-    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / {floor[1]:.2f} alone "
-          f"(cache-hot), {floor_rr[0]:.2f} / {floor_rr[1]:.2f} in rotation like the rows below;\n"
-          f"  adding two inputs (binary rows) {floor2[0]:.2f} / {floor2[1]:.2f} in rotation.  A target "
-          "time (NumPy/3, libm/10) below the\n  floor is out of reach of any kernel of this shape: "
-          "'floor' in the targets column; 'MISS' is a reachable miss")
+    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / "
+          f"{floor[1]:.2f} alone (cache-hot), {floor_rr[0]:.2f} / {floor_rr[1]:.2f} in rotation "
+          f"like the rows below;\n  adding two inputs (binary rows) {floor2[0]:.2f} / "
+          f"{floor2[1]:.2f} in rotation.  A target time (NumPy/3, libm/10) below the\n  floor is "
+          "out of reach of any kernel of this shape: 'floor' in the targets column; 'MISS' is a "
+          "reachable miss")
     print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
           f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}  targets 3x/10x")
@@ -267,11 +269,14 @@ def main():
                     help="time each function in this many blocks and report the quietest")
     ap.add_argument("--n", type=int, default=4_000_000)
     ap.add_argument("--only", default="", help="comma-separated function names")
+    ap.add_argument("--dtype", choices=("float32", "float64"), default="float32",
+                    help="element type of the per-function rows (chain_4M is float32)")
     ap.add_argument("--no-chain", action="store_true")
     ap.add_argument("--no-functions", action="store_true")
     a = ap.parse_args()
     if not a.no_functions:
-        bench_functions(a.n, a.reps, set(filter(None, a.only.split(","))), a.passes)
+        bench_functions(a.n, a.reps, set(filter(None, a.only.split(","))), a.passes,
+                        np.dtype(a.dtype).type)
     if not a.no_chain:
         bench_chain(a.reps)
 

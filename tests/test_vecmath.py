@@ -474,7 +474,8 @@ def _gamma_mixed_lanes(dtype):
     of them."""
     rng = np.random.default_rng(RNG_SEED)
     x = rng.uniform(-6, 6, 301)
-    x[[3, 40, 41, 77, 78, 160]] = [-4.0, np.nextafter(-4.0, -5), np.nextafter(-4.0, 0), -3.0, 0.0, 4.0]
+    x[[3, 40, 41, 77, 78, 160]] = [-4.0, np.nextafter(-4.0, -5), np.nextafter(-4.0, 0),
+                                   -3.0, 0.0, 4.0]
     x[200:240] = rng.uniform(-100, -4, 40)
     x[[250, 251, 252, 253]] = [np.inf, np.nan, -np.inf, -0.0]
     return x.astype(dtype)
