@@ -350,6 +350,7 @@ def _positive_fast(pos64):
         positive = xd > 0.0
         res = pos64(select(positive, xd, xd.f(1.0)), x.is32)
         return (res.to(F32) if x.is32 else res), ~positive
+    fast.slow_lanes = lambda x: ~(x > 0.0)
     return fast
 
 
@@ -389,8 +390,11 @@ def _lgamma32_fast(x):
     stirling = ((xd - 0.5) * logv - xd) + (HALF_LOG_2PI + w * poly(w * w, STIRLING[:5]))
     res = select(big, stirling, small)
     res = select(arg.eq(0.0), xd.f(INF), res)  # the poles
-    slow = ~((xd > -STIRLING_MIN_F32) & (xd < INF))  # and nan
-    return res.to(F32), slow
+    return res.to(F32), _lgamma32_slow(x)
+
+
+def _lgamma32_slow(x):
+    return ~((x > -STIRLING_MIN_F32) & (x < INF))  # and nan
 
 
 _lgamma_fast64 = _positive_fast(_lgamma_pos)
@@ -398,6 +402,9 @@ _lgamma_fast64 = _positive_fast(_lgamma_pos)
 
 def _lgamma_fast(x):
     return _lgamma32_fast(x) if x.is32 else _lgamma_fast64(x)
+
+
+_lgamma_fast.slow_lanes = lambda x: _lgamma32_slow(x) if x.is32 else _lgamma_fast64.slow_lanes(x)
 
 
 # ==========================================================================================
@@ -554,9 +561,12 @@ def _digamma32_fast(x):
     logx = _log_for32(select(big, xd, xd.f(1.0)))
     asymptotic = (logx - 0.5 * q) - w * poly(w, DIGAMMA_ASYMPTOTIC[:7])
     res = select(big, asymptotic, small)
-    pole = (xd <= 0.0) & _rint(xd).eq(xd)
-    slow = ~((xd > -DIGAMMA_MIN_F32) & (xd < INF)) | pole
-    return res.to(F32), slow
+    return res.to(F32), _digamma32_slow(x)
+
+
+def _digamma32_slow(x):
+    pole = (x <= 0.0) & _rint(x).eq(x)
+    return ~((x > -DIGAMMA_MIN_F32) & (x < INF)) | pole
 
 
 _digamma_fast64 = _positive_fast(_digamma_pos)
@@ -564,3 +574,7 @@ _digamma_fast64 = _positive_fast(_digamma_pos)
 
 def _digamma_fast(x):
     return _digamma32_fast(x) if x.is32 else _digamma_fast64(x)
+
+
+_digamma_fast.slow_lanes = (lambda x: _digamma32_slow(x) if x.is32
+                            else _digamma_fast64.slow_lanes(x))

@@ -25,7 +25,9 @@ def call(builder, name, fty, full, fast, args):
     """Emit ``name(*args)`` (llvm float values of type fty) as a call with vector variants.
 
     full(*Vs) -> V: correct for every input (the slow path), branch-free.
-    fast(*Vs) -> (V, slow): result and the mask of lanes where it may be wrong.
+    fast(*Vs) -> (V, slow): result and the mask of lanes where it may be wrong.  If
+    fast.slow_lanes(*Vs) gives that mask from the arguments alone, it is tested first and a
+    vector with a slow lane runs full alone, not fast as well.
     """
     fn = _scalar_function(builder.module, name, fty, full, fast, len(args))
     ity = _int_of(fty)
@@ -55,7 +57,10 @@ def _scalar_function(mod, name, fty, full, fast, nargs):
     set.add(fn.attributes, '"vector-function-abi-variant"="%s"' % variants)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     xs = [V(b, b.bitcast(a, fty)) for a in fn.args]
-    _branch_on_slow(b, fast(*xs), lambda: full(*xs).v, fty, ity)
+    if hasattr(fast, "slow_lanes"):
+        _either(b, fast.slow_lanes(*xs), lambda: full(*xs).v, lambda: fast(*xs)[0].v, fty, ity)
+    else:
+        _branch_on_slow(b, fast(*xs), lambda: full(*xs).v, fty, ity)
     for n in LANES[fty]:
         _vector_function(mod, sym, fty, n, full, fast, nargs)
     return fn
@@ -66,12 +71,16 @@ def _vector_function(mod, sym, fty, n, full, fast, nargs):
     fn = _define(mod, "%s_v%d" % (sym, n), ity, nargs)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     xs = [V(b, b.bitcast(a, vty)) for a in fn.args]
-    res, slow = fast(*xs)
     # the full function on the whole vector, kept where a lane needed it: branch-free vector
     # code, so data where every vector has such a lane (pow of negative numbers) stays fast.
     # It is a function of its own, called cold: inline, its constants and temporaries would
     # share one register allocation with the fast path and spill on every call.
     slow_fn = _slow_function(mod, "%s_v%d_full" % (sym, n), vty, ity, full, nargs)
+    if hasattr(fast, "slow_lanes"):
+        _either(b, any_lane(fast.slow_lanes(*xs)), lambda: _call_ints(b, slow_fn, xs, vty),
+                lambda: fast(*xs)[0].v, vty, ity)
+        return
+    res, slow = fast(*xs)
     _branch_on_slow(b, (res, any_lane(slow)),
                     lambda: select(slow, V(b, _call_ints(b, slow_fn, xs, vty)), res).v, vty, ity)
 
@@ -96,6 +105,19 @@ def _define(mod, sym, ity, nargs):
     fn.attributes.add("nounwind")
     fn.attributes.add("readnone")
     return fn
+
+
+def _either(b, flag, slow, fast, fty, ity):
+    """ret (slow() if the i1 flag is set else fast()), as integer bits: one of the two runs."""
+    with b.if_else(flag.v, likely=False) as (then, otherwise):
+        with then:
+            slow_value, slow_block = slow(), b.block
+        with otherwise:
+            fast_value, fast_block = fast(), b.block
+    out = b.phi(fty)
+    out.add_incoming(slow_value, slow_block)
+    out.add_incoming(fast_value, fast_block)
+    b.ret(b.bitcast(out, ity))
 
 
 def _branch_on_slow(b, fast_result, slow, fty, ity):
