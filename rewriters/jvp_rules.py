@@ -8,7 +8,7 @@ from astjax.core.bind import bind
 from astjax.core.primitives import register
 
 from .ad_util import aval, expand_reduced, extremum_hits
-from . import vjp_rules
+from . import vjp_rules, vjp_rules_structural
 
 
 def rule(name):
@@ -70,6 +70,25 @@ linear("select", positions=(1, 2))
 for _name in ("sign", "floor", "ceil", "round", "floor_divide", "stop_gradient", "argmax",
               "argmin", "reduce_and", "reduce_or", "argsort"):
     rule(_name)(lambda p, t, out, **params: None)
+
+
+@rule("cumprod")
+def _cumprod(p, t, out, axis, reverse=False):
+    """out * cumsum(t / x): a division, as the reverse rule (see vjp_rules_structural)."""
+    if t[0] is None:
+        return None
+    return bind("mul", out, bind("cumsum", bind("div", t[0], p[0]), axis=axis, reverse=reverse))
+
+
+def _cum_extremum(p, t, out, axis, reverse=False):
+    if t[0] is None:
+        return None
+    source = vjp_rules_structural.running_source(p[0], out, axis, reverse)
+    return bind("take_along_axis", t[0], source, axis=axis)
+
+
+rule("cummax")(_cum_extremum)
+rule("cummin")(_cum_extremum)
 
 
 @rule("mul")

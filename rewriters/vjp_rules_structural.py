@@ -35,6 +35,36 @@ def _cumsum(ct, x, out, axis, reverse=False):
     return [bind("cumsum", ct, axis=axis, reverse=not reverse)]
 
 
+@rule("cumprod")
+def _cumprod(ct, x, out, axis, reverse=False):
+    """d out_i / d x_k = out_i / x_k for the k that out_i multiplies in: a division, like
+    reduce_prod's rule, so a zero in x gives a nan cotangent (JAX's is finite there)."""
+    gathered = bind("cumsum", bind("mul", ct, out), axis=axis, reverse=not reverse)
+    return [bind("div", gathered, x)]
+
+
+def running_source(x, out, axis, reverse):
+    """For cummax/cummin: the index along `axis` each element of `out` was taken from, the
+    nearest position at or before it (after it, for reverse) where x equals the running
+    extremum.  Derivatives flow along it; a tie goes to the later (earlier) element."""
+    a = aval(x)
+    hit = bind("eq", x, out)
+    iota = bind("iota", dtype="int64", shape=a.shape, dimension=axis)
+    if reverse:
+        last = a.shape[axis] - 1
+        return bind("cummin", bind("select", hit, iota, last), axis=axis, reverse=True)
+    return bind("cummax", bind("select", hit, iota, 0), axis=axis, reverse=False)
+
+
+def _cum_extremum(ct, x, out, axis, reverse=False):
+    source = running_source(x, out, axis, reverse)
+    return [bind("take_along_axis_transpose", ct, source, shape=aval(x).shape, axis=axis)]
+
+
+rule("cummax")(_cum_extremum)
+rule("cummin")(_cum_extremum)
+
+
 for _name in ("argmax", "argmin", "reduce_and", "reduce_or"):
     rule(_name)(lambda ct, x, out, **params: [None])
 

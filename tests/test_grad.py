@@ -267,8 +267,8 @@ def test_integer_input_is_a_dtype_error():
 
 
 def test_primitive_without_rule_is_named():
-    with pytest.raises(TransformError, match=r"lax\.cumprod has no reverse-mode derivative"):
-        astjax.grad(ad.uses_cumprod)(np.linspace(0.5, 1.5, 4))
+    with pytest.raises(TransformError, match=r"lax\.digamma has no reverse-mode derivative"):
+        astjax.grad(ad.uses_digamma)(np.linspace(0.5, 1.5, 4))
 
 
 # ---------------------------------------------------------------- generated source, composition

@@ -158,11 +158,13 @@ def reduction(domain, name_of_axes="axes"):
     return draw
 
 
-def draw_cumsum(data):
-    shape = data.draw(NONSCALAR, label="shape")
-    params = {"axis": data.draw(st.integers(0, len(shape) - 1)),
-              "reverse": data.draw(st.booleans())}
-    return Example([uniform(rng_of(data), shape, ANY)], params)
+def cumulative(domain):
+    def draw(data):
+        shape = data.draw(NONSCALAR, label="shape")
+        params = {"axis": data.draw(st.integers(0, len(shape) - 1)),
+                  "reverse": data.draw(st.booleans())}
+        return Example([uniform(rng_of(data), shape, domain)], params)  # ties: probability 0
+    return draw
 
 
 # ---------------------------------------------------------------- shape
@@ -362,7 +364,9 @@ SPECS = {
     **{name: binary(dx, dy) for name, (dx, dy) in BINARY.items()},
     "select": draw_select, "clamp": draw_clamp, "convert": draw_convert,
     "reduce_sum": reduction(ANY), "reduce_max": reduction(ANY), "reduce_min": reduction(ANY),
-    "reduce_prod": reduction((0.5, 2.0, "away")), "cumsum": draw_cumsum,
+    "reduce_prod": reduction((0.5, 2.0, "away")), "cumsum": cumulative(ANY),
+    "cumprod": cumulative((0.5, 2.0, "away")), "cummax": cumulative(ANY),
+    "cummin": cumulative(ANY),
     "argmax": reduction(ANY, "axis"), "argmin": reduction(ANY, "axis"), "argsort": draw_argsort,
     "broadcast_in_dim": draw_broadcast_in_dim, "reshape": draw_reshape,
     "transpose": draw_transpose, "rev": draw_rev, "slice": draw_slice, "pad": draw_pad,
@@ -420,6 +424,38 @@ def check_rule(name, example, seed=0):
 @given(data=st.data())
 def test_rule_matches_finite_differences(name, data):
     check_rule(name, SPECS[name](data))
+
+
+def check_jvp_rule(name, example, seed=0):
+    """The forward rule against the same central differences: the tangent of
+    sum(p(*x) * u) in a random direction v of the differentiated operands."""
+    impl = PRIMITIVES[name].impl
+    rng = np.random.default_rng(seed)
+    out = np.asarray(impl(*example.operands, **example.params))
+    u = rng.standard_normal(out.shape)
+    v = {i: rng.standard_normal(np.shape(example.operands[i])) for i in example.diff}
+    tangents = [np.zeros_like(u)] + [v[i] if i in v else np.zeros_like(x)
+                                     for i, x in enumerate(example.operands)]
+    loss = ad_cases.weighted(name, example.params)
+    _, lhs = astjax.jvp(loss, (u, *example.operands), tuple(tangents))
+
+    def weighted(step):
+        moved = [x + step * v[i] if i in v else x for i, x in enumerate(example.operands)]
+        return np.sum(np.asarray(impl(*moved, **example.params)) * u)
+
+    rhs = (weighted(EPS) - weighted(-EPS)) / (2 * EPS)
+    scale = 1.0 + np.sum(np.abs(u * out)) + abs(float(lhs))
+    assert abs(float(lhs) - rhs) <= 1e-6 * scale, f"{name}: <u, jvp(v)> = {lhs}, FD gives {rhs}"
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+@RULES
+@given(data=st.data())
+def test_jvp_rule_matches_finite_differences(name, data):
+    example = SPECS[name](data)
+    if example.literal is not None:
+        return
+    check_jvp_rule(name, example)
 
 
 def test_every_rule_is_checked_somewhere():
