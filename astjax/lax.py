@@ -39,8 +39,8 @@ logistic, erf, erfc, erf_inv, lgamma, digamma, is_finite = (_unary(p) for p in (
     "logistic", "erf", "erfc", "erf_inv", "lgamma", "digamma", "is_finite"))
 bitwise_not = _unary("bitwise_not")
 
-add, sub, mul, pow, max, min, atan2 = (_binary(p) for p in (
-    "add", "sub", "mul", "pow", "max", "min", "atan2"))
+add, sub, mul, pow, max, min, atan2, polygamma = (_binary(p) for p in (
+    "add", "sub", "mul", "pow", "max", "min", "atan2", "polygamma"))
 eq, ne, lt, le, gt, ge = (_binary(p) for p in ("eq", "ne", "lt", "le", "gt", "ge"))
 bitwise_and, bitwise_or, bitwise_xor = (_binary(p) for p in (
     "bitwise_and", "bitwise_or", "bitwise_xor"))

@@ -4,6 +4,8 @@ Floating-point math calls `vecmath` (branch-free, inlined, so fused loops vector
 own `np.exp` & co. are scalar libm calls).  Operands are cast to the dtype the operation
 computes in (by default the result's), so Numba's own promotion rules never decide a dtype.
 """
+import numpy as np
+
 from astjax.core.primitives import register
 
 from .numba_lowering import dtype_text, scalar_literal
@@ -94,6 +96,8 @@ register("numba", "convert", lambda op: op.arg(0))
 register("numba", "stop_gradient", _identity)
 register("numba", "lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
 register("numba", "digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
+register("numba", "polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "
+                                           f"{op.arg(1, np.float64)}))"))
 
 
 def _dtype(op) -> str:

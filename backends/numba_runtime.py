@@ -9,6 +9,8 @@ NaN propagates through max/min as in NumPy.
 import numba
 import numpy as np
 
+from . import vecmath
+
 njit = numba.njit(cache=True, error_model="numpy")
 
 
@@ -22,6 +24,83 @@ def max_nan(a, b):
 @njit
 def min_nan(a, b):
     return a if (a < b or a != a) else b
+
+
+# ---------------------------------------------------------------- polygamma
+# B_2k / (2k)!, k = 1..12: the asymptotic series of psi^(m)
+_B2K_OVER_FACT = np.array([
+    0.08333333333333333, -0.001388888888888889, 3.306878306878307e-05, -8.267195767195768e-07,
+    2.08767569878681e-08, -5.284190138687493e-10, 1.3382536530684679e-11,
+    -3.3896802963225827e-13, 8.586062056277845e-15, -2.174868698558062e-16,
+    5.5090028283602295e-18, -1.3954464685812525e-19])
+
+
+@njit
+def polygamma(m, x):
+    """scipy.special.polygamma(m, x) in float64: psi^(m)(x) = (-1)**(m+1) m! zeta(m+1, x).
+
+    nan unless m is a non-negative integer; at 0, the negative integers and -inf the sign of
+    the pole of order m+1 seen from the right (SciPy's); x < 0 by reflection."""
+    if not (m >= 0.0 and m == np.floor(m)) or x != x:
+        return np.nan
+    if m == 0.0:
+        return vecmath.digamma(x)
+    n = int(m)
+    sign = 1.0 if n % 2 == 1 else -1.0
+    if x == np.inf:
+        return sign * 0.0
+    if x <= 0.0 and x == np.floor(x):
+        return sign * np.inf
+    if x < 0.0:
+        return _polygamma_reflected(n, x)
+    return sign * _polygamma_magnitude(n, x)
+
+
+@njit
+def _polygamma_magnitude(n, x):
+    """|psi^(n)(x)| for x > 0, n >= 1: m! sum over k of (x + k)**-(n+1) up to x + k >= 20 + n,
+    then the asymptotic series; every term positive."""
+    fact = 1.0
+    for j in range(2, n + 1):
+        fact *= j
+    head = 0.0
+    while x < 20.0 + n:
+        head += x ** -(n + 1.0)
+        x += 1.0
+    inv = 1.0 / x
+    tail = fact / n * inv ** n + 0.5 * fact * inv ** (n + 1)  # (n-1)!/x^n + n!/(2 x^(n+1))
+    rising = fact * (n + 1)  # (2k + n - 1)! for k = 1
+    power = inv ** (n + 2)
+    for k in range(_B2K_OVER_FACT.size):
+        tail += _B2K_OVER_FACT[k] * rising * power
+        rising *= (2 * k + n + 2) * (2 * k + n + 3)
+        power *= inv * inv
+    return fact * head + tail
+
+
+@njit
+def _polygamma_reflected(n, x):
+    """psi^(n)(x) = (-1)**n psi^(n)(1 - x) - pi**(n+1) cot^(n)(pi x), the n-th derivative of
+    cot a polynomial in c = cot: P_0 = c, P_(j+1) = -(1 + c^2) P_j'."""
+    r = x - np.rint(x)  # exact: cot(pi x) = cot(pi r)
+    # cos(pi r) = sin(pi (1/2 - |r|)), 1/2 - |r| exact: c keeps its accuracy next to its zero
+    c = np.sin(np.pi * (0.5 - abs(r))) / np.sin(np.pi * r)
+    coef = np.zeros(n + 2)
+    coef[1] = 1.0
+    for j in range(n):
+        deriv = np.zeros(n + 2)
+        for i in range(1, j + 3):
+            deriv[i - 1] = i * coef[i]
+        coef = np.zeros(n + 2)
+        for i in range(n + 1):  # -(1 + c^2) * deriv
+            coef[i] -= deriv[i]
+            coef[i + 2] -= deriv[i]
+    value = 0.0
+    for i in range(n + 1, -1, -1):
+        value = value * c + coef[i]
+    sign = 1.0 if n % 2 == 0 else -1.0
+    other = (1.0 if n % 2 == 1 else -1.0) * _polygamma_magnitude(n, 1.0 - x)
+    return sign * other - np.pi ** (n + 1) * value
 
 
 def debug_print(fmt, *values):

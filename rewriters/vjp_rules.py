@@ -67,6 +67,7 @@ unary("erf", lambda x, out: mul(2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
 unary("erfc", lambda x, out: mul(-2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
 unary("erf_inv", lambda x, out: mul(math.sqrt(math.pi) / 2.0, exp(mul(out, out))))
 unary("lgamma", lambda x, out: bind("digamma", x))
+unary("digamma", lambda x, out: bind("polygamma", 1.0, x))
 rule("neg")(lambda ct, x, out: [neg(ct)])
 rule("stop_gradient")(lambda ct, x, out: [None])
 for _name in ("sign", "floor", "ceil", "round"):
@@ -99,6 +100,7 @@ binary("pow", lambda x, y, out: mul(y, bind("pow", x, sub(y, 1))),
 binary("atan2", lambda x, y, out: div(y, add(mul(x, x), mul(y, y))),
        lambda x, y, out: neg(div(x, add(mul(x, x), mul(y, y)))))
 binary("logaddexp", lambda x, y, out: exp(sub(x, out)), lambda x, y, out: exp(sub(y, out)))
+binary("polygamma", None, lambda m, x, out: bind("polygamma", add(m, 1.0), x))  # m: an integer
 binary("rem", lambda x, y, out: 1.0, lambda x, y, out: neg(bind("floor_divide", x, y)))
 binary("max", lambda x, y, out: _pick(x, y, "gt"), lambda x, y, out: _pick(y, x, "gt"))
 binary("min", lambda x, y, out: _pick(x, y, "lt"), lambda x, y, out: _pick(y, x, "lt"))

@@ -29,7 +29,8 @@ def jax_logistic(x):
 
 
 def special(x):
-    return lax.lgamma(jnp.abs(x) + 0.5) + lax.digamma(jnp.abs(x) + 0.5) + lax.erf_inv(x / 4)
+    y = jnp.abs(x) + 0.5
+    return lax.lgamma(y) + lax.digamma(y) + lax.erf_inv(x / 4) + lax.polygamma(1.0, y)
 
 
 def ints(a, b):

@@ -266,7 +266,9 @@ def test_integer_input_is_a_dtype_error():
         astjax.grad(ad.logsumexp)(np.arange(3))
 
 
-def test_primitive_without_rule_is_named():
+def test_primitive_without_rule_is_named(monkeypatch):
+    from astjax.core.table import get
+    monkeypatch.setattr(get("digamma"), "vjp", None)  # every user-facing primitive has one
     with pytest.raises(TransformError, match=r"lax\.digamma has no reverse-mode derivative"):
         astjax.grad(ad.uses_digamma)(np.linspace(0.5, 1.5, 4))
 

@@ -67,6 +67,16 @@ def _lgamma(x):
     return np.where(np.isneginf(x), out.dtype.type(np.inf), out)
 
 
+def _polygamma(m, x):
+    """scipy.special.polygamma: nan unless m is a non-negative integer (as lax.polygamma), in
+    the dtype NumPy promotes m and x to (SciPy's gives float64 for a Python float m)."""
+    dtype = np.result_type(m, x)
+    dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
+    with np.errstate(all="ignore"):
+        out = np.asarray(sp.polygamma(m, x), dtype)
+    return out if out.ndim else out[()]
+
+
 def _convert(x, *, dtype):
     return np.asarray(x).astype(dtype)
 
@@ -88,6 +98,7 @@ BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floor_divide": np.floor_divide, "rem": np.remainder, "pow": np.power,
     "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "logaddexp": np.logaddexp,
+    "polygamma": _polygamma,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
