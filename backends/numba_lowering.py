@@ -89,7 +89,7 @@ class ScalarOp:
         """Operand k as a scalar of `dtype` (default: the result's dtype)."""
         dtype = np.dtype(dtype or self.dtype)
         atom = self.eqn.ins[k]
-        if isinstance(atom, Lit):
+        if isinstance(atom, Lit) and np.ndim(atom.value) == 0:
             return scalar_literal(np.asarray(atom.value).item(), dtype)
         return cast(self.texts[k], atom.aval.dtype, dtype)
 
@@ -310,6 +310,9 @@ def emit_loop(fe: FuncEmitter, shape: tuple, run: list) -> None:
     size_source = None
     for _, eqn in run:
         for atom in eqn.ins:
+            if isinstance(atom, Lit) and np.ndim(atom.value) > 0:  # a constant array
+                element[_key(atom)] = f"{_flat_operand(fe, atom, shape, pre)}[{i}]"
+                continue
             if not isinstance(atom, Var) or atom.id in produced or atom.id in element:
                 continue
             if atom.aval.shape == ():
@@ -340,7 +343,7 @@ def emit_loop(fe: FuncEmitter, shape: tuple, run: list) -> None:
     fe.parallel |= parallel
     body = []
     for _, eqn in run:
-        texts = [element[a.id] if isinstance(a, Var) else None for a in eqn.ins]
+        texts = [element.get(_key(a)) for a in eqn.ins]
         out = eqn.outs[0]
         scalar = fe.fresh(f"{fe.namer[out]}_i")
         body.append(f"{scalar} = {scalar_expression(eqn, texts, fe)}{fe.comment(eqn)}")
@@ -352,7 +355,14 @@ def emit_loop(fe: FuncEmitter, shape: tuple, run: list) -> None:
     fe.lines += pre + [loop] + ["    " + line for line in body] + post
 
 
-def _flat_operand(fe: FuncEmitter, atom: Var, shape: tuple, pre: list) -> str:
+def _key(atom):
+    """An operand's key in emit_loop's table of element texts (None: a scalar literal)."""
+    if isinstance(atom, Var):
+        return atom.id
+    return ("const", id(atom.value)) if np.ndim(atom.value) > 0 else None
+
+
+def _flat_operand(fe: FuncEmitter, atom, shape: tuple, pre: list) -> str:
     """A 1-D contiguous view (or broadcast copy) of an operand over the run's shape."""
     name = fe.name(atom)
     if atom.aval.shape == shape:

@@ -52,6 +52,34 @@ def expand_reduced(value, like, axes):
     return broadcast_to(value, shape, kept)
 
 
+def product_of_others(x, axes):
+    """For each element of x, the product of the other elements of its group over `axes`:
+    exclusive products from both ends of the flattened group, so a zero in x gives the right,
+    finite value where out / x would give nan."""
+    shape = aval(x).shape
+    kept = [i for i in range(len(shape)) if i not in axes]
+    reduced = sorted(axes)
+    perm = tuple(kept + reduced)
+    moved = bind("transpose", x, permutation=perm) if perm != tuple(range(len(shape))) else x
+    group = [shape[i] for i in reduced]
+    last = len(kept)
+    flat = bind("reshape", moved, new_sizes=tuple(shape[i] for i in kept) + (int(np.prod(group)),))
+    before = _shift(bind("cumprod", flat, axis=last, reverse=False), last, 1)
+    after = _shift(bind("cumprod", flat, axis=last, reverse=True), last, -1)
+    others = bind("reshape", bind("mul", before, after), new_sizes=aval(moved).shape)
+    if perm == tuple(range(len(shape))):
+        return others
+    return bind("transpose", others, permutation=tuple(int(i) for i in np.argsort(perm)))
+
+
+def _shift(y, axis, step):
+    """y moved one place along `axis` (step 1: towards its end, -1: towards its start), the
+    place left empty filled with 1."""
+    config = [(0, 0, 0)] * len(aval(y).shape)
+    config[axis] = (1, -1, 0) if step > 0 else (-1, 1, 0)
+    return bind("pad", y, 1.0, config=tuple(config))
+
+
 def extremum_hits(x, out, axes):
     """1 where x attains its reduced max/min `out` (ties included), 0 elsewhere, in x's dtype."""
     return bind("convert", bind("eq", x, expand_reduced(out, x, axes)), dtype=aval(x).dtype.name)

@@ -7,7 +7,7 @@ once in `vjp_rules`; linear primitives apply themselves to the tangents.
 from astjax.core.bind import bind
 from astjax.core.primitives import register
 
-from .ad_util import aval, expand_reduced, extremum_hits
+from .ad_util import aval, expand_reduced, extremum_hits, product_of_others
 from . import vjp_rules, vjp_rules_structural
 
 
@@ -153,8 +153,7 @@ def _reduce_prod(p, t, out, axes):
     x, = p
     if t[0] is None:
         return None
-    ratio = bind("div", expand_reduced(out, x, axes), x)
-    return bind("reduce_sum", bind("mul", t[0], ratio), axes=axes)
+    return bind("reduce_sum", bind("mul", t[0], product_of_others(x, axes)), axes=axes)
 
 
 @rule("sort")

@@ -4,7 +4,8 @@ import numpy as np
 from astjax.core.bind import bind
 from astjax.errors import TransformError
 
-from .ad_util import aval, broadcast_to, expand_reduced, extremum_hits, unbroadcast, zeros_like
+from .ad_util import (aval, broadcast_to, expand_reduced, extremum_hits, product_of_others,
+                      unbroadcast, zeros_like)
 from .vjp_rules import rule
 
 
@@ -27,7 +28,7 @@ rule("reduce_min")(_extremum)
 
 @rule("reduce_prod")
 def _reduce_prod(ct, x, out, axes):
-    return [bind("div", bind("mul", expand_reduced(ct, x, axes), expand_reduced(out, x, axes)), x)]
+    return [bind("mul", expand_reduced(ct, x, axes), product_of_others(x, axes))]
 
 
 @rule("cumsum")

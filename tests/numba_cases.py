@@ -43,6 +43,13 @@ def broadcasting(x, row, col):
     return (x * row + col) / (1.0 + x * x), jnp.exp(row) + col
 
 
+def constants(x):
+    """Array constants inside a fused chain (a weight row, a column), and the gradient of a
+    product: the constants become module-level arrays read element by element."""
+    w = jnp.array([0.5, -1.0, 2.0])
+    return x * w + jnp.array([[1.0], [2.0], [3.0], [4.0]]) * jnp.exp(w), jnp.prod(x * w, axis=1)
+
+
 def reductions(x):
     return (jnp.sum(x, axis=0), jnp.sum(x, axis=1), jnp.sum(x), jnp.max(x, axis=0, keepdims=True),
             jnp.min(x), jnp.prod(x[:2], axis=1), jnp.argmax(x, axis=1), jnp.argmin(x, axis=0),
@@ -137,6 +144,9 @@ def cases() -> dict:
                                                         .astype(f32), rng.standard_normal((4, 1))
                                                         .astype(f32))),
         "reductions_f32": (astjax.jit(reductions), (x23.astype(f32),)),
+        "constants_f64": (astjax.jit(constants), (rng.standard_normal((4, 3)),)),
+        "grad_constants_f32": (astjax.jit(astjax.grad(lambda x: jnp.sum(constants(x)[1]))),
+                               (rng.standard_normal((4, 3)).astype(f32),)),
         "reductions_f64": (astjax.jit(reductions), (x23,)),
         "axis_ops_f64": (astjax.jit(axis_ops), (m,)),
         "indexing_f32": (astjax.jit(indexing), (m.astype(f32), np.array([2, 0, 2, -1]),

@@ -481,6 +481,24 @@ def test_rule_without_float_operand_answers_none(name):
     assert list(got) == [None] * len(operands)
 
 
+def test_reduce_prod_rules_at_zeros():
+    """The derivative of a product is the product of the others, finite where x has zeros
+    (out / x would be nan there); forward and reverse against that, built by hand."""
+    x = np.array([[2.0, 0.0, 3.0, 0.5], [0.0, 0.0, 1.5, 2.0], [1.0, 2.0, 3.0, 4.0]])
+    for axes in ((1,), (0,), (0, 1)):
+        others = np.empty_like(x)
+        for idx in np.ndindex(x.shape):
+            group = [j for j in np.ndindex(x.shape)
+                     if all(j[a] == idx[a] for a in range(x.ndim) if a not in axes)]
+            others[idx] = np.prod([x[j] for j in group if j != idx])
+        example = Example([x], {"axes": axes})
+        u = np.ones(np.shape(PRIMITIVES["reduce_prod"].impl(x, axes=axes)))
+        np.testing.assert_allclose(vjp_of("reduce_prod", example, u)[0], others, rtol=1e-15)
+        loss = ad_cases.weighted("reduce_prod", example.params)
+        _, tangent = astjax.jvp(loss, (u, x), (np.zeros_like(u), np.ones_like(x)))
+        np.testing.assert_allclose(tangent, others.sum(), rtol=1e-15)
+
+
 def test_missing_rule_is_named(monkeypatch):
     monkeypatch.setattr(PRIMITIVES["cumprod"], "vjp", None)
     with pytest.raises(TransformError, match="lax.cumprod has no reverse-mode derivative rule"):
