@@ -142,6 +142,7 @@ def _time_blocks(cands, reps, rounds=3):
 
 def bench_functions(n, reps, only, passes=1, dtype=F32):
     data = _inputs(n, dtype)
+    copies = {False: _kernel("v", False), True: _kernel("v + w", True)}
     rows = []
     table = [(k, v, False) for k, v in UNARY.items()] + [(k, v, True) for k, v in BINARY.items()]
     for name, (npref, libm, dom), binary in table:
@@ -150,33 +151,33 @@ def bench_functions(n, reps, only, passes=1, dtype=F32):
         x, y = data[dom]
         args = (x, y) if binary else (x,)
         kern = _kernel(f"vm.{name}(v, w)" if binary else f"vm.{name}(v)", binary)
-        cands = [(kern, args, None)]
+        # the row's own memory floor, timed in the same rotation: the data-moving kernel
+        cands = [(kern, args, None), (copies[binary], args, None)]
         if npref:
             cands.append((eval(npref, {"np": np, "sp": scipy.special, "F32": F32}), args, None))
         if libm:
             cands.append((_kernel(libm, binary), args, None))
         res = _quietest(cands, reps, passes)
-        ours = res[0]
-        npt = res[1] if npref else None
+        ours, floor_row = res[0], res[1]
+        npt = res[2] if npref else None
         nbt = res[-1] if libm else None
         # 1 thread, timed in its own block: switching the thread count per call would make
         # every 2-thread call pay for waking the pool
         ours1 = _quietest([(kern, args, 1)], reps, passes)[0]
-        rows.append((name, ours, ours1, npt, nbt))
-    floor, floor_rr = _memory_floor(data, reps, passes, binary=False)
-    floor2 = _memory_floor(data, reps, passes, binary=True)[1]
+        rows.append((name, ours, ours1, npt, nbt, floor_row))
+    floor = _quietest([(copies[False], (data["normal"][0],), None)], reps, passes)[0]
     print(f"\n{n:,} {np.dtype(dtype).name} elements, numba threads = {numba.get_num_threads()}; "
           "times in ms (median / min); ratio = their median / ours")
-    print(f"memory floor: the same loop copying its input costs {floor[0]:.2f} / "
-          f"{floor[1]:.2f} alone (cache-hot), {floor_rr[0]:.2f} / {floor_rr[1]:.2f} in rotation "
-          f"like the rows below;\n  adding two inputs (binary rows) {floor2[0]:.2f} / "
-          f"{floor2[1]:.2f} in rotation.  A target time (NumPy/3, libm/10) below the\n  floor is "
-          "out of reach of any kernel of this shape: 'floor' in the targets column; 'MISS' is a "
-          "reachable miss")
+    print(f"memory floor: the same loop only moving the data (out = x, or x + y for binary rows),\n"
+          f"  timed with each row in its rotation (column 'floor'); alone and cache-hot it costs "
+          f"{floor[0]:.2f} / {floor[1]:.2f}.\n  A target time (NumPy/3, libm/10) below the row's "
+          "floor is out of reach of any kernel of this shape:\n  'floor' in the targets column; "
+          "'MISS' is a reachable miss")
     print("ratios: x numpy / x libm by medians, (min) by minima, /1thr = numpy vs vecmath on 1 thread")
     print(f"{'function':<11}{'vecmath':>15}{'vecmath 1thr':>15}{'numpy':>15}{'numba-libm':>15}"
-          f"{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}  targets 3x/10x")
-    for name, ours, ours1, npt, nbt in rows:
+          f"{'floor':>7}{'x numpy':>9}{'x libm':>9}{'(min)':>7}{'(min)':>7}{'/1thr':>7}"
+          "  targets 3x/10x")
+    for name, ours, ours1, npt, nbt, floor_row in rows:
         def cell(t):
             return f"{t[0]:7.2f}/{t[1]:6.2f}" if t else f"{'-':>14}"
 
@@ -186,25 +187,13 @@ def bench_functions(n, reps, only, passes=1, dtype=F32):
         def rmin(t):
             return f"{t[1] / ours[1]:6.1f}x" if t else f"{'-':>7}"
 
-        fl = (floor2 if name in BINARY else floor_rr)[0]
-        verdict = " ".join(_verdict(ours[0], t[0] / k if t else None, fl)
+        verdict = " ".join(_verdict(ours[0], t[0] / k if t else None, floor_row[0])
                            for t, k in ((npt, 3), (nbt, 10)))
         per_core = f"{npt[0] / ours1[0]:6.1f}x" if npt else f"{'-':>7}"
         print(f"{name:<11}{cell(ours):>15}{cell(ours1):>15}{cell(npt):>15}{cell(nbt):>15}"
-              f"{ratio(npt)}{ratio(nbt)}{rmin(npt)}{rmin(nbt)}{per_core}  {verdict}")
+              f"{floor_row[0]:7.2f}{ratio(npt)}{ratio(nbt)}{rmin(npt)}{rmin(nbt)}{per_core}"
+              f"  {verdict}")
     return rows
-
-
-def _memory_floor(data, reps, passes, binary):
-    """(alone, in rotation) times of the kernel that only moves the data: out = x (unary)
-    or out = x + y (binary).  Alone, its 32-48 MB stay in the last-level cache (a best
-    case); in rotation with NumPy's and libm's exp, as every row is timed, it streams."""
-    x, y = data["normal"]
-    copy, args = (_kernel("v + w", True), (x, y)) if binary else (_kernel("v", False), (x,))
-    alone = _quietest([(copy, args, None)], reps, passes)[0]
-    rotation = _quietest([(copy, args, None), (np.exp, (x,), None),
-                          (_kernel("np.exp(v)", False), (x,), None)], reps, passes)[0]
-    return alone, rotation
 
 
 def _verdict(ours, target, floor):
