@@ -311,7 +311,8 @@ def emit_loop(fe: FuncEmitter, shape: tuple, run: list) -> None:
     for _, eqn in run:
         for atom in eqn.ins:
             if isinstance(atom, Lit) and np.ndim(atom.value) > 0:  # a constant array
-                element[_key(atom)] = f"{_flat_operand(fe, atom, shape, pre)}[{i}]"
+                if _key(atom) not in element:
+                    element[_key(atom)] = f"{_flat_operand(fe, atom, shape, pre)}[{i}]"
                 continue
             if not isinstance(atom, Var) or atom.id in produced or atom.id in element:
                 continue

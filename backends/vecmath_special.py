@@ -354,6 +354,15 @@ def _positive_fast(pos64):
     return fast
 
 
+def _by_width(fast32, slow32, fast64):
+    """One cheap path per float type, each with its slow-lane mask taken from the argument
+    alone (fast.slow_lanes, see vecmath_variants)."""
+    def fast(x):
+        return fast32(x) if x.is32 else fast64(x)
+    fast.slow_lanes = lambda x: slow32(x) if x.is32 else fast64.slow_lanes(x)
+    return fast
+
+
 _lgamma = _in_float64(_lgamma64, "lgamma(x) = log|Gamma(x)| (scipy.special.gammaln); float32 "
                       "through float64.")
 # float32 from 4 on: Stirling's first five terms (the sixth is below 2**-31 of the result)
@@ -397,14 +406,7 @@ def _lgamma32_slow(x):
     return ~((x > -STIRLING_MIN_F32) & (x < INF))  # and nan
 
 
-_lgamma_fast64 = _positive_fast(_lgamma_pos)
-
-
-def _lgamma_fast(x):
-    return _lgamma32_fast(x) if x.is32 else _lgamma_fast64(x)
-
-
-_lgamma_fast.slow_lanes = lambda x: _lgamma32_slow(x) if x.is32 else _lgamma_fast64.slow_lanes(x)
+_lgamma_fast = _by_width(_lgamma32_fast, _lgamma32_slow, _positive_fast(_lgamma_pos))
 
 
 # ==========================================================================================
@@ -569,12 +571,4 @@ def _digamma32_slow(x):
     return ~((x > -DIGAMMA_MIN_F32) & (x < INF)) | pole
 
 
-_digamma_fast64 = _positive_fast(_digamma_pos)
-
-
-def _digamma_fast(x):
-    return _digamma32_fast(x) if x.is32 else _digamma_fast64(x)
-
-
-_digamma_fast.slow_lanes = (lambda x: _digamma32_slow(x) if x.is32
-                            else _digamma_fast64.slow_lanes(x))
+_digamma_fast = _by_width(_digamma32_fast, _digamma32_slow, _positive_fast(_digamma_pos))

@@ -60,14 +60,15 @@ def product_of_others(x, axes):
     kept = [i for i in range(len(shape)) if i not in axes]
     reduced = sorted(axes)
     perm = tuple(kept + reduced)
-    moved = bind("transpose", x, permutation=perm) if perm != tuple(range(len(shape))) else x
+    in_place = perm == tuple(range(len(shape)))
+    moved = x if in_place else bind("transpose", x, permutation=perm)
     group = [shape[i] for i in reduced]
     last = len(kept)
     flat = bind("reshape", moved, new_sizes=tuple(shape[i] for i in kept) + (int(np.prod(group)),))
     before = _shift(bind("cumprod", flat, axis=last, reverse=False), last, 1)
     after = _shift(bind("cumprod", flat, axis=last, reverse=True), last, -1)
     others = bind("reshape", bind("mul", before, after), new_sizes=aval(moved).shape)
-    if perm == tuple(range(len(shape))):
+    if in_place:
         return others
     return bind("transpose", others, permutation=tuple(int(i) for i in np.argsort(perm)))
 
@@ -78,6 +79,19 @@ def _shift(y, axis, step):
     config = [(0, 0, 0)] * len(aval(y).shape)
     config[axis] = (1, -1, 0) if step > 0 else (-1, 1, 0)
     return bind("pad", y, 1.0, config=tuple(config))
+
+
+def running_source(x, out, axis, reverse):
+    """For cummax/cummin: the index along `axis` each element of `out` was taken from, the
+    nearest position at or before it (after it, for reverse) where x equals the running
+    extremum.  Derivatives flow along it; a tie goes to the later (earlier) element."""
+    a = aval(x)
+    hit = bind("eq", x, out)
+    iota = bind("iota", dtype="int64", shape=a.shape, dimension=axis)
+    if reverse:
+        last = a.shape[axis] - 1
+        return bind("cummin", bind("select", hit, iota, last), axis=axis, reverse=True)
+    return bind("cummax", bind("select", hit, iota, 0), axis=axis, reverse=False)
 
 
 def extremum_hits(x, out, axes):

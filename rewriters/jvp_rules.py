@@ -7,8 +7,8 @@ once in `vjp_rules`; linear primitives apply themselves to the tangents.
 from astjax.core.bind import bind
 from astjax.core.primitives import register
 
-from .ad_util import aval, expand_reduced, extremum_hits, product_of_others
-from . import vjp_rules, vjp_rules_structural
+from .ad_util import aval, extremum_hits, product_of_others, running_source
+from . import vjp_rules
 
 
 def rule(name):
@@ -74,7 +74,7 @@ for _name in ("sign", "floor", "ceil", "round", "floor_divide", "stop_gradient",
 
 @rule("cumprod")
 def _cumprod(p, t, out, axis, reverse=False):
-    """out * cumsum(t / x): a division, as the reverse rule (see vjp_rules_structural)."""
+    """out * cumsum(t / x): a division, as the reverse rule (a zero in x gives nan)."""
     if t[0] is None:
         return None
     return bind("mul", out, bind("cumsum", bind("div", t[0], p[0]), axis=axis, reverse=reverse))
@@ -83,7 +83,7 @@ def _cumprod(p, t, out, axis, reverse=False):
 def _cum_extremum(p, t, out, axis, reverse=False):
     if t[0] is None:
         return None
-    source = vjp_rules_structural.running_source(p[0], out, axis, reverse)
+    source = running_source(p[0], out, axis, reverse)
     return bind("take_along_axis", t[0], source, axis=axis)
 
 

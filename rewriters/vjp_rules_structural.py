@@ -5,7 +5,7 @@ from astjax.core.bind import bind
 from astjax.errors import TransformError
 
 from .ad_util import (aval, broadcast_to, expand_reduced, extremum_hits, product_of_others,
-                      unbroadcast, zeros_like)
+                      running_source, unbroadcast, zeros_like)
 from .vjp_rules import rule
 
 
@@ -38,23 +38,10 @@ def _cumsum(ct, x, out, axis, reverse=False):
 
 @rule("cumprod")
 def _cumprod(ct, x, out, axis, reverse=False):
-    """d out_i / d x_k = out_i / x_k for the k that out_i multiplies in: a division, like
-    reduce_prod's rule, so a zero in x gives a nan cotangent (JAX's is finite there)."""
+    """d out_i / d x_k = out_i / x_k for the k that out_i multiplies in: a division, so a
+    zero in x gives a nan cotangent (JAX's is finite there; reduce_prod's rule is)."""
     gathered = bind("cumsum", bind("mul", ct, out), axis=axis, reverse=not reverse)
     return [bind("div", gathered, x)]
-
-
-def running_source(x, out, axis, reverse):
-    """For cummax/cummin: the index along `axis` each element of `out` was taken from, the
-    nearest position at or before it (after it, for reverse) where x equals the running
-    extremum.  Derivatives flow along it; a tie goes to the later (earlier) element."""
-    a = aval(x)
-    hit = bind("eq", x, out)
-    iota = bind("iota", dtype="int64", shape=a.shape, dimension=axis)
-    if reverse:
-        last = a.shape[axis] - 1
-        return bind("cummin", bind("select", hit, iota, last), axis=axis, reverse=True)
-    return bind("cummax", bind("select", hit, iota, 0), axis=axis, reverse=False)
 
 
 def _cum_extremum(ct, x, out, axis, reverse=False):

@@ -399,6 +399,17 @@ def vjp_of(name, example, u):
     return astjax.grad(loss, argnums=argnums)(u, *operands)
 
 
+def fd_along(name, example, u, v):
+    """Central differences of sum(p(*x) * u) along v (operand position -> direction)."""
+    impl = PRIMITIVES[name].impl
+
+    def weighted(step):
+        moved = [x + step * v[i] if i in v else x for i, x in enumerate(example.operands)]
+        return np.sum(np.asarray(impl(*moved, **example.params)) * u)
+
+    return (weighted(EPS) - weighted(-EPS)) / (2 * EPS)
+
+
 def check_rule(name, example, seed=0):
     impl = PRIMITIVES[name].impl
     rng = np.random.default_rng(seed)
@@ -411,13 +422,8 @@ def check_rule(name, example, seed=0):
         assert np.shape(bar) == x.shape, f"cotangent of operand {i} has the wrong shape"
         assert np.asarray(bar).dtype == x.dtype, f"cotangent of operand {i} has the wrong dtype"
     v = {i: rng.standard_normal(np.shape(example.operands[i])) for i in example.diff}
-
-    def weighted(step):
-        moved = [x + step * v[i] if i in v else x for i, x in enumerate(example.operands)]
-        return np.sum(np.asarray(impl(*moved, **example.params)) * u)
-
     lhs = sum(np.sum(bar * v[i]) for i, bar in zip(example.diff, bars))
-    rhs = (weighted(EPS) - weighted(-EPS)) / (2 * EPS)
+    rhs = fd_along(name, example, u, v)
     if name in ZERO_DERIVATIVE:
         assert all(np.all(np.asarray(b) == 0) for b in bars)
     # Central differences: truncation ~eps^2 * f''' (~1e-12 on these domains), rounding
@@ -446,12 +452,7 @@ def check_jvp_rule(name, example, seed=0):
                                      for i, x in enumerate(example.operands)]
     loss = ad_cases.weighted(name, example.params)
     _, lhs = astjax.jvp(loss, (u, *example.operands), tuple(tangents))
-
-    def weighted(step):
-        moved = [x + step * v[i] if i in v else x for i, x in enumerate(example.operands)]
-        return np.sum(np.asarray(impl(*moved, **example.params)) * u)
-
-    rhs = (weighted(EPS) - weighted(-EPS)) / (2 * EPS)
+    rhs = fd_along(name, example, u, v)
     scale = 1.0 + np.sum(np.abs(u * out)) + abs(float(lhs))
     assert abs(float(lhs) - rhs) <= 1e-6 * scale, f"{name}: <u, jvp(v)> = {lhs}, FD gives {rhs}"
 
