@@ -52,7 +52,7 @@ class VMap(Transformed):
         return result
 
     def abstract_call(self, *args, **kwargs):
-        from .rewriters.vmap import batch_func
+        from .rewriters.batching.vmap import batch_func
         leaves, in_tree = tree_flatten(args)
         names = _leaf_names(self.fun, args)
         axes = [_normalise(a, _ndim(x), n, "in_axes")

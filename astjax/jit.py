@@ -22,7 +22,7 @@ def _available_backends() -> tuple:
     from . import backends
     import importlib.util
     return tuple(b for b in backends.AVAILABLE
-                 if importlib.util.find_spec(f"astjax.backends.{b}_backend") is not None)
+                 if importlib.util.find_spec(f"astjax.backends.{b}") is not None)
 
 
 def default_backend() -> str:

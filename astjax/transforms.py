@@ -90,7 +90,7 @@ class ValueAndGrad(Transformed):
         self.argnums, self.has_aux, self.value = argnums, has_aux, value
 
     def abstract_call(self, *args, **kwargs):
-        from .rewriters import autodiff
+        from .rewriters import ad as autodiff
         nums = _argnums(self.argnums, len(args))
         diff = tuple(args[n] for n in nums)
         label = f"{self.kind}({getattr(self.fun, '__name__', 'f')})"
@@ -167,7 +167,7 @@ class _VJPApply(Transformed):
         self.__signature__ = _signature("primals", "cotangent")
 
     def abstract_call(self, primals, ct):
-        from .rewriters import autodiff
+        from .rewriters import ad as autodiff
         func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
         n = len(func.params) - len(captured)
         vjp = autodiff.vjp_func(func, [autodiff.differentiable(p) for p in func.params[:n]]
@@ -220,7 +220,7 @@ class _JVPApply(Transformed):
         self.__signature__ = _signature("primals", "tangents")
 
     def abstract_call(self, primals, tangents):
-        from .rewriters import autodiff
+        from .rewriters import ad as autodiff
         func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
         n = len(func.params) - len(captured)
         jvp = autodiff.jvp_func(func)

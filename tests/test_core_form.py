@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import astjax
-from astjax.backends import numpy_backend
+from astjax.backends import numpy as numpy_backend
 from astjax.core.files import cache_root
 from tests.form_cases import sugar
 

@@ -128,12 +128,12 @@ def test_debug_print_runs_in_compiled_code(capsys):
 
 
 def test_every_primitive_has_a_lowering():
-    import astjax.backends.numba_backend  # noqa: F401  (registers the lowerings)
+    import astjax.backends.numba  # noqa: F401  (registers the lowerings)
     assert missing("numba") == []
 
 
 def test_primitive_without_lowering_is_refused(monkeypatch):
-    import astjax.backends.numba_backend  # noqa: F401
+    import astjax.backends.numba  # noqa: F401
     monkeypatch.setattr(get("sort"), "numba", None)
 
     def sorts(x):
@@ -147,7 +147,7 @@ def test_a_numba_compile_failure_is_an_astjax_error():
     """Numba compiles at the first call; a failure there names the function, not Numba's
     internals (a deliberately broken kernel stands in for an unforeseen lowering bug)."""
     import numba
-    from astjax.backends import numba_backend
+    from astjax.backends import numba as numba_backend
     from astjax.core.avals import AVal
     from astjax.core.ir import Func, Var
     from astjax.errors import TransformError
@@ -166,10 +166,11 @@ def test_cached_machine_code_is_keyed_by_the_runtime_it_inlines(monkeypatch):
     """Numba's on-disk cache knows only the generated file: the file's name must change when
     vecmath or the runtime does, or a process would run machine code built from old ones."""
     import os
-    from astjax.backends import numba_backend
-    names = {os.path.basename(p) for p in numba_backend.runtime_files()}
-    assert {"vecmath.py", "vecmath_explog.py", "vecmath_trig.py", "vecmath_special.py",
-            "vecmath_variants.py", "vecmath_ir.py", "numba_runtime.py"} <= names
+    from astjax.backends import numba as numba_backend
+    names = {os.path.relpath(p, os.path.dirname(os.path.dirname(p)))
+             for p in numba_backend.runtime_files()}
+    assert {"vecmath/__init__.py", "vecmath/explog.py", "vecmath/trig.py", "vecmath/special.py",
+            "vecmath/variants.py", "vecmath/ir.py", "numba/runtime.py"} <= names
     before = numba_backend._digest("def f(x):\n    return x\n", {})
     monkeypatch.setattr(numba_backend, "RUNTIME_FINGERPRINT", "another vecmath")
     assert numba_backend._digest("def f(x):\n    return x\n", {}) != before
@@ -181,7 +182,7 @@ def test_polygamma_runtime_against_mpmath():
     cancels next to each zero); special values as SciPy gives them."""
     import mpmath as mp
     import scipy.special as sp
-    from astjax.backends import numba_runtime as rt
+    from astjax.backends.numba import runtime as rt
     rng = np.random.default_rng(0)
     for m in (1, 2, 3, 4, 7):
         for x in np.concatenate([rng.uniform(-10, 10, 60), rng.uniform(0, 1e-3, 5), [1e6 + 0.5]]):

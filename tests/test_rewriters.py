@@ -7,7 +7,7 @@ import pytest
 
 import astjax
 from astjax.frontend.source import parse_file
-from astjax.rewriters.pipeline import rewrite_function
+from astjax.rewriters.source.pipeline import rewrite_function
 
 
 def rewrite(tmp_path, source: str) -> str:

@@ -21,7 +21,7 @@ import ad_cases
 import astjax
 from astjax.core.table import PRIMITIVES
 from astjax.errors import TransformError
-from astjax.rewriters import autodiff  # noqa: F401  (registers every rule in the table)
+from astjax.rewriters import ad as autodiff  # noqa: F401  (registers every rule in the table)
 
 EPS = 1e-6
 RULES = settings(max_examples=10, deadline=None)

@@ -143,7 +143,7 @@ _REWRITTEN: dict = {}
 
 
 def _rewrite(source: FunctionSource) -> FunctionSource:
-    from ..rewriters.pipeline import rewrite_function
+    from ..rewriters.source.pipeline import rewrite_function
     parsed = source.file
     node, origin = rewrite_function(source.node, parsed.positions)
     positions = {n: parsed.positions[o] for n, o in origin.items() if o in parsed.positions}

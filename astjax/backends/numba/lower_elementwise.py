@@ -1,0 +1,108 @@
+"""Numba lowerings of the elementwise primitives: each a scalar expression (see ScalarOp).
+
+Floating-point math calls `vecmath` (branch-free, inlined, so fused loops vectorise; Numba's
+own `np.exp` & co. are scalar libm calls).  Operands are cast to the dtype the operation
+computes in (by default the result's), so Numba's own promotion rules never decide a dtype.
+"""
+import numpy as np
+
+from astjax.core.primitives import register
+
+from .emit import dtype_text, scalar_literal
+
+# primitive -> vecmath function, for float operands
+VECMATH_UNARY = {
+    "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log", "log1p": "log1p",
+    "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan",
+    "asin": "arcsin", "acos": "arccos", "atan": "arctan", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+    "logistic": "logistic", "erf": "erf", "erfc": "erfc", "erf_inv": "erfinv", "cbrt": "cbrt",
+    "sqrt": "sqrt",
+}
+VECMATH_BINARY = {"atan2": "arctan2", "logaddexp": "logaddexp"}
+
+
+def _vecmath_unary(fn):
+    return lambda op: f"vecmath.{fn}({op.arg(0)})"
+
+
+for _prim, _fn in VECMATH_UNARY.items():
+    register("numba", _prim, _vecmath_unary(_fn))
+for _prim, _fn in VECMATH_BINARY.items():
+    register("numba", _prim, lambda op, fn=_fn: f"vecmath.{fn}({op.arg(0)}, {op.arg(1)})")
+
+
+def _infix(symbol):
+    return lambda op: f"{op.arg(0)} {symbol} {op.arg(1)}"
+
+
+for _prim, _symbol in {"add": "+", "sub": "-", "mul": "*", "div": "/", "floor_divide": "//",
+                       "rem": "%"}.items():
+    register("numba", _prim, _infix(_symbol))
+
+
+def _compare(symbol):
+    """Both operands in their common dtype (NumPy compares int64 with float64 as float64)."""
+    return lambda op: (f"{op.arg(0, op.common_dtype())} {symbol} "
+                       f"{op.arg(1, op.common_dtype())}")
+
+
+for _prim, _symbol in {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">",
+                       "ge": ">="}.items():
+    register("numba", _prim, _compare(_symbol))
+
+
+def _bitwise(symbol):
+    return lambda op: f"{op.arg(0)} {symbol} {op.arg(1)}"
+
+
+for _prim, _symbol in {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}.items():
+    register("numba", _prim, _bitwise(_symbol))
+
+
+def _float_or(float_rule, int_rule):
+    """One rule for float results, another for integer / bool ones."""
+    return lambda op: float_rule(op) if op.is_float() else int_rule(op)
+
+
+def _identity(op):
+    return op.arg(0)
+
+
+register("numba", "neg", lambda op: f"-{op.arg(0)}")
+register("numba", "abs", _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
+                                   lambda op: f"abs({op.arg(0)})"))
+register("numba", "floor", _float_or(lambda op: f"vecmath.floor({op.arg(0)})", _identity))
+register("numba", "ceil", _float_or(lambda op: f"vecmath.ceil({op.arg(0)})", _identity))
+register("numba", "round", _float_or(lambda op: f"vecmath.rint({op.arg(0)})", _identity))
+register("numba", "sign", lambda op: f"np.sign({op.arg(0)})")
+register("numba", "rsqrt", lambda op: f"{_one(op)} / vecmath.sqrt({op.arg(0)})")
+register("numba", "pow", _float_or(lambda op: f"vecmath.pow({op.arg(0)}, {op.arg(1)})",
+                                   lambda op: f"{op.arg(0)} ** {op.arg(1)}"))
+register("numba", "max", _float_or(lambda op: f"vecmath.maximum({op.arg(0)}, {op.arg(1)})",
+                                   lambda op: f"max({op.arg(0)}, {op.arg(1)})"))
+register("numba", "min", _float_or(lambda op: f"vecmath.minimum({op.arg(0)}, {op.arg(1)})",
+                                   lambda op: f"min({op.arg(0)}, {op.arg(1)})"))
+register("numba", "is_finite",
+         lambda op: f"np.isfinite({op.arg(0, op.in_avals[0].dtype)})" if op.is_float(0)
+         else "True")
+register("numba", "bitwise_not",
+         lambda op: f"not {op.arg(0)}" if op.dtype.kind == "b" else f"~{op.arg(0)}")
+register("numba", "select", lambda op: f"{op.arg(1)} if {op.arg(0, bool)} else {op.arg(2)}")
+register("numba", "clamp", _float_or(
+    lambda op: f"vecmath.minimum(vecmath.maximum({op.arg(1)}, {op.arg(0)}), {op.arg(2)})",
+    lambda op: f"min(max({op.arg(1)}, {op.arg(0)}), {op.arg(2)})"))
+register("numba", "convert", lambda op: op.arg(0))
+register("numba", "stop_gradient", _identity)
+register("numba", "lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
+register("numba", "digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
+register("numba", "polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "
+                                           f"{op.arg(1, np.float64)}))"))
+
+
+def _dtype(op) -> str:
+    return dtype_text(op.dtype)
+
+
+def _one(op) -> str:
+    return scalar_literal(1, op.dtype)

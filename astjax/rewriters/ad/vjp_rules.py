@@ -1,0 +1,132 @@
+"""Reverse-mode rules, registered into the primitive table's rows (`vjp`).
+
+A rule receives the output cotangent, the primitive's operands, `out=` (its result) and its
+params, and returns one cotangent per operand (None where there is none). Rules emit core form
+through `bind`, so what they write is what the generated gradient reads.
+"""
+import math
+
+from astjax.core.bind import bind
+from astjax.core.primitives import register
+
+from .util import aval, unbroadcast, value
+
+
+def _op(name):
+    return lambda *args, **params: bind(name, *args, **params)
+
+
+add, sub, mul, div, neg = _op("add"), _op("sub"), _op("mul"), _op("div"), _op("neg")
+exp, log, sqrt, rsqrt = _op("exp"), _op("log"), _op("sqrt"), _op("rsqrt")
+sin, cos, select, eq = _op("sin"), _op("cos"), _op("select"), _op("eq")
+
+
+def rule(name):
+    def register_rule(fn):
+        register("vjp", name, fn)
+        return fn
+    return register_rule
+
+
+UNARY_DERIVATIVES: dict = {}   # name -> derivative(x, out); forward mode reuses them
+BINARY_DERIVATIVES: dict = {}  # name -> (d/dx, d/dy) of (x, y, out)
+
+
+def unary(name, derivative):
+    """d/dx written with x and out: the cotangent is ct * derivative(x, out)."""
+    UNARY_DERIVATIVES[name] = derivative
+    rule(name)(lambda ct, x, out: [unbroadcast(mul(ct, derivative(value(x), out)), x)])
+
+
+# ---------------------------------------------------------------- elementwise, one operand
+unary("sin", lambda x, out: cos(x))
+unary("cos", lambda x, out: neg(sin(x)))
+unary("tan", lambda x, out: add(1.0, mul(out, out)))
+unary("asin", lambda x, out: rsqrt(sub(1.0, mul(x, x))))
+unary("acos", lambda x, out: neg(rsqrt(sub(1.0, mul(x, x)))))
+unary("atan", lambda x, out: div(1.0, add(1.0, mul(x, x))))
+unary("sinh", lambda x, out: bind("cosh", x))
+unary("cosh", lambda x, out: bind("sinh", x))
+unary("tanh", lambda x, out: sub(1.0, mul(out, out)))
+unary("asinh", lambda x, out: rsqrt(add(mul(x, x), 1.0)))
+unary("acosh", lambda x, out: rsqrt(sub(mul(x, x), 1.0)))
+unary("atanh", lambda x, out: div(1.0, sub(1.0, mul(x, x))))
+unary("exp", lambda x, out: out)
+unary("exp2", lambda x, out: mul(out, math.log(2.0)))
+unary("expm1", lambda x, out: add(out, 1.0))
+unary("log", lambda x, out: div(1.0, x))
+unary("log1p", lambda x, out: div(1.0, add(x, 1.0)))
+unary("log2", lambda x, out: div(1.0 / math.log(2.0), x))
+unary("log10", lambda x, out: div(1.0 / math.log(10.0), x))
+unary("sqrt", lambda x, out: div(0.5, out))
+unary("rsqrt", lambda x, out: mul(-0.5, div(out, x)))
+unary("cbrt", lambda x, out: div(1.0 / 3.0, mul(out, out)))
+unary("abs", lambda x, out: bind("sign", x))
+unary("logistic", lambda x, out: mul(out, sub(1.0, out)))
+unary("erf", lambda x, out: mul(2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
+unary("erfc", lambda x, out: mul(-2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
+unary("erf_inv", lambda x, out: mul(math.sqrt(math.pi) / 2.0, exp(mul(out, out))))
+unary("lgamma", lambda x, out: bind("digamma", x))
+unary("digamma", lambda x, out: bind("polygamma", 1.0, x))
+rule("neg")(lambda ct, x, out: [neg(ct)])
+rule("stop_gradient")(lambda ct, x, out: [None])
+for _name in ("sign", "floor", "ceil", "round"):
+    rule(_name)(lambda ct, x, out: [None])
+
+
+@rule("convert")
+def _convert(ct, x, out, dtype):
+    return [unbroadcast(ct, x) if aval(x).dtype.kind in "fc" else None]
+
+
+# ---------------------------------------------------------------- elementwise, two operands
+def binary(name, dx, dy):
+    """Cotangents ct*dx(x, y, out) and ct*dy(...), summed back to each operand's shape."""
+    BINARY_DERIVATIVES[name] = (dx, dy)
+
+    @rule(name)
+    def _rule(ct, x, y, out):
+        xv, yv = value(x), value(y)
+        return [unbroadcast(mul(ct, dx(xv, yv, out)), x) if dx else None,
+                unbroadcast(mul(ct, dy(xv, yv, out)), y) if dy else None]
+
+
+rule("add")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(ct, y)])
+rule("sub")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(neg(ct), y)])
+binary("mul", lambda x, y, out: y, lambda x, y, out: x)
+binary("div", lambda x, y, out: div(1.0, y), lambda x, y, out: neg(div(out, y)))
+binary("pow", lambda x, y, out: mul(y, bind("pow", x, sub(y, 1))),
+       lambda x, y, out: mul(out, _safe_log(x)))
+binary("atan2", lambda x, y, out: div(y, add(mul(x, x), mul(y, y))),
+       lambda x, y, out: neg(div(x, add(mul(x, x), mul(y, y)))))
+binary("logaddexp", lambda x, y, out: exp(sub(x, out)), lambda x, y, out: exp(sub(y, out)))
+binary("polygamma", None, lambda m, x, out: bind("polygamma", add(m, 1.0), x))  # m: an integer
+binary("rem", lambda x, y, out: 1.0, lambda x, y, out: neg(bind("floor_divide", x, y)))
+binary("max", lambda x, y, out: _pick(x, y, "gt"), lambda x, y, out: _pick(y, x, "gt"))
+binary("min", lambda x, y, out: _pick(x, y, "lt"), lambda x, y, out: _pick(y, x, "lt"))
+rule("floor_divide")(lambda ct, x, y, out: [None, None])
+
+
+def _safe_log(x):
+    """log(x) where x > 0, else 0: d(x**y)/dy at x == 0 is 0, as in JAX."""
+    positive = bind("gt", x, 0)
+    return select(positive, log(select(positive, x, 1.0)), 0.0)
+
+
+def _pick(x, y, cmp):
+    """1 where x wins, 0.5 on ties (JAX splits ties evenly), else 0."""
+    return select(bind(cmp, x, y), 1.0, select(eq(x, y), 0.5, 0.0))
+
+
+@rule("select")
+def _select(ct, pred, a, b, out):
+    zero = 0.0
+    return [None, unbroadcast(select(pred, ct, zero), a), unbroadcast(select(pred, zero, ct), b)]
+
+
+@rule("clamp")
+def _clamp(ct, lo, x, hi, out):
+    inside = bind("bitwise_and", bind("ge", x, lo), bind("le", x, hi))
+    return [unbroadcast(select(bind("lt", x, lo), ct, 0.0), lo),
+            unbroadcast(select(inside, ct, 0.0), x),
+            unbroadcast(select(bind("gt", x, hi), ct, 0.0), hi)]

@@ -1,0 +1,1 @@
+"""Batching (vmap) of core form, with every batching rule loaded into its table."""

@@ -1,0 +1,1 @@
+"""Signature-free libcst passes on the user's function, each keeping provenance."""
