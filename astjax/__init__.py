@@ -11,5 +11,6 @@ from .jit import jit  # noqa: F401
 from .show import make_source, show  # noqa: F401
 from .transforms import grad, hessian, jacfwd, jacrev, jvp, value_and_grad, vjp  # noqa: F401
 from .batching import vmap  # noqa: F401
+from .rewriters import ad as _ad, batching as _batching  # noqa: F401  (every rule table complete)
 
 __version__ = "0.1.0.dev0"

@@ -2,7 +2,6 @@
 import os
 
 import numpy as np
-import pytest
 
 import astjax
 from astjax.backends import numpy as numpy_backend

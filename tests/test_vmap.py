@@ -241,7 +241,6 @@ def test_python_if_becomes_a_select_per_lane():
 
 
 def test_every_primitive_has_a_batching_rule():
-    import astjax.rewriters.batching.vmap  # noqa: F401  (registers the rules)
     assert missing("batch") == []
 
 

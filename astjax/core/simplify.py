@@ -3,15 +3,19 @@ subexpression elimination (shared work computed once)."""
 import numpy as np
 
 from .ir import Eqn, Func, Var, sub_funcs
+from .primitives import get
 
-EFFECTFUL = {"debug_print"}
+
+def effectful(eqn: Eqn) -> bool:
+    """Never removed or merged: its kind is "effect" (it does something besides its result)."""
+    return get(eqn.prim).kind == "effect"
 
 
 def eliminate_dead_code(func: Func) -> Func:
     live = {o.id for o in func.outs if isinstance(o, Var)}
     kept = []
     for eqn in reversed(func.eqns):
-        if eqn.prim in EFFECTFUL or any(v.id in live for v in eqn.outs):
+        if effectful(eqn) or any(v.id in live for v in eqn.outs):
             kept.append(_simplify_nested(eqn, eliminate_dead_code))
             live.update(a.id for a in eqn.ins if isinstance(a, Var))
     return Func(func.name, func.params, kept[::-1], func.outs, func.loc)
@@ -48,7 +52,7 @@ def eliminate_common_subexpressions(func: Func) -> Func:
 
 
 def _key(eqn: Eqn):
-    if eqn.prim in EFFECTFUL or any(True for _ in sub_funcs(eqn)):
+    if effectful(eqn) or any(True for _ in sub_funcs(eqn)):
         return None
     try:
         params = tuple(sorted(eqn.params.items()))

@@ -1,3 +1,3 @@
-"""Imports every group of primitives, so that `PRIMITIVES` is complete once this is imported."""
-from . import prims_ad, prims_control, prims_elementwise, prims_structural  # noqa: F401
-from .primitives import PRIMITIVES, get, missing, register  # noqa: F401
+"""Imports every kind of primitive, so that `PRIMITIVES` is complete once this is imported."""
+from . import prims  # noqa: F401
+from .primitives import PRIMITIVES, TABLES, describe, get, missing  # noqa: F401

@@ -147,7 +147,7 @@ def matrix_transpose(x):
 
 # ---------------------------------------------------------------- broadcasting
 def broadcast_shapes(*shapes):
-    from ..core.prims_elementwise import broadcast_shapes as shapes_rule
+    from ..core.prims.elementwise import broadcast_shapes as shapes_rule
     return shapes_rule(*[u.static_shape(s) for s in shapes])
 
 

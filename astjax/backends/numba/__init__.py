@@ -2,14 +2,14 @@
 
 Maximal runs of elementwise equations of one shape become one loop (a `numba.prange` loop for
 large arrays) whose body calls `vecmath`, so the chain vectorises and nothing between its
-first and last line touches memory; the other primitives have lowerings in the table's
-`numba` field (see numba_lowering*.py).  The module is a real, content-addressed file in
+first and last line touches memory.  Lowerings live in two tables (`emit.SCALAR` for
+elementwise primitives, `emit.LOWER` for the rest), one module per primitive kind.  The module is a real, content-addressed file in
 `cache_root()/numba/`, so Numba's `cache=True` finds the machine code again in a new process.
 
 A function using a primitive without a Numba lowering is refused (TransformError naming the
 primitive and suggesting backend="numpy") when it is compiled: no silent fallback, because a
-user who asked for Numba wants to know where the time would go.  `missing("numba")` lists
-those primitives.
+user who asked for Numba wants to know where the time would go.  `missing()` lists those
+primitives.
 
 Calling convention (`compile_func`): the generated top-level function takes C-contiguous
 arrays and, for 0-d parameters, scalars of the parameter's dtype; the returned callable makes
@@ -34,14 +34,11 @@ import numba.core.errors  # noqa: E402
 
 from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func, sub_funcs
-from astjax.core.table import get
 from astjax.errors import TransformError
 
 from . import emit
-from . import lower_elementwise  # noqa: F401  (registers the lowerings)
-from . import lower_structural  # noqa: F401
-from . import lower_control  # noqa: F401
-from . import lower_indexing  # noqa: F401
+from . import (contraction, control, creation, custom, effect, elementwise, indexing,  # noqa: F401
+               reduction, shape, sorting)
 
 # The environment variable naming jit's default backend ("numpy" when unset); read by jit.
 DEFAULT_BACKEND_ENV = "ASTJAX_BACKEND"
@@ -62,10 +59,15 @@ def module_source(func: Func, origin: str) -> tuple:
     return HEADER.format(origin=origin) + module.text(), module.consts
 
 
+def missing() -> list:
+    """The primitives with no Numba lowering yet."""
+    return emit.SCALAR.missing() + emit.LOWER.missing()
+
+
 def check_lowerings(func: Func) -> None:
     """Refuse, before generating anything, a function using a primitive Numba cannot run."""
     for eqn in func.eqns:
-        if get(eqn.prim).numba is None:
+        if not emit.has_lowering(eqn.prim):
             raise TransformError(
                 f"the numba backend has no lowering for lax.{eqn.prim}", loc=eqn.loc,
                 hint='compile this function with jit(..., backend="numpy")')

@@ -12,10 +12,10 @@ Contract of the generated code
 * Dtypes are the avals': literals are typed (`np.float32(2.0)`), operands are cast to the
   dtype the operation computes in, results narrower than Numba's arithmetic are cast back.
 
-Lowerings live in the primitive table's `numba` field (see the numba_lowering_* modules):
-    elementwise rows: `rule(op: ScalarOp) -> str`, a scalar expression;
-    other rows: `rule(fe: FuncEmitter, eqn, ins: [str], outs: [str]) -> [str]`, source lines
-    (relative indentation of four spaces per level) that bind every name in `outs`.
+Lowerings live in two tables, filled by one module per primitive kind:
+    SCALAR, for elementwise primitives: `rule(op: ScalarOp) -> str`, a scalar expression;
+    LOWER, for the others: `rule(fe: FuncEmitter, eqn, ins: [str], outs: [str]) -> [str]`,
+    source lines (relative indentation of four spaces per level) binding every name in `outs`.
 """
 import math
 import os
@@ -24,7 +24,18 @@ import numpy as np
 
 from astjax.core.ir import Func, Lit, Var, sub_funcs
 from astjax.core.printer import Namer, RESERVED
+from astjax.core.primitives import RuleTable
 from astjax.core.table import get
+
+SCALAR = RuleTable("numba_scalar", "rule(op: ScalarOp) -> str",
+                   covers=lambda prim: prim.kind == "elementwise")
+LOWER = RuleTable("numba", "rule(fe: FuncEmitter, eqn, ins: [str], outs: [str]) -> [str]",
+                  covers=lambda prim: prim.kind != "elementwise")
+
+
+def has_lowering(name: str) -> bool:
+    return name in SCALAR or name in LOWER
+
 
 # Names generated code uses as modules or helpers: never given to a value.
 MODULE_NAMES = {"numba", "vecmath", "rt", "math", "prange", "njit"}
@@ -103,7 +114,7 @@ class ScalarOp:
 
 
 def scalar_expression(eqn, texts: list, fe) -> str:
-    rule = get(eqn.prim).numba
+    rule = SCALAR[eqn.prim]
     op = ScalarOp(eqn, texts, fe)
     expr = rule(op)
     if op.dtype.name not in NARROW_OK:  # Numba widens small ints to int64: narrow back
@@ -226,7 +237,7 @@ class FuncEmitter:
 
     def emit_other(self, eqn) -> None:
         """A non-elementwise equation through its table lowering."""
-        rule = get(eqn.prim).numba
+        rule = LOWER[eqn.prim]
         ins = [self.name(a) for a in eqn.ins]
         outs = [self.bind(v, eqn.prim) for v in eqn.outs]
         lines = rule(self, eqn, ins, outs)

@@ -1,6 +1,11 @@
-"""Autodiff's entry points, with every rule module loaded into the primitive table."""
-from . import custom_rules, jvp_rules, jvp_rules_control  # noqa: F401  (registration)
-from . import vjp_rules, vjp_rules_control, vjp_rules_structural  # noqa: F401  (registration)
-from .util import differentiable  # noqa: F401
-from .jvp import jvp_func  # noqa: F401
-from .vjp import vjp_func  # noqa: F401
+"""Automatic differentiation of core form: forward mode (`jvp_func`), reverse mode
+(`vjp_func`), and their rule tables (`JVP`, `VJP`, contracts in `rules`), filled by one module
+per primitive kind."""
+from . import (contraction, control, creation, custom, effect, elementwise, indexing,  # noqa: F401
+               reduction, shape, sorting)
+from .jvp import jvp_func
+from .rules import JVP, VJP
+from .util import differentiable
+from .vjp import vjp_func
+
+__all__ = ["JVP", "VJP", "differentiable", "jvp_func", "vjp_func"]

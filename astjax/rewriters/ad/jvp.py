@@ -13,7 +13,8 @@ from astjax.core.ir import Eqn, Func, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
-from .util import differentiable, value, zeros_like
+from .rules import JVP
+from .util import differentiable, zeros_like
 
 
 def jvp_func(func: Func, name: str = None) -> Func:
@@ -40,24 +41,20 @@ def _read(env, atom):
 def _forward(eqn: Eqn, env: dict, tangents: dict, builder: Builder) -> None:
     ins = [_read(env, a) for a in eqn.ins]
     in_dots = [tangents.get(a.id) if isinstance(a, Var) else None for a in eqn.ins]
-    wants = any(d is not None for d in in_dots) and any(differentiable(o) for o in eqn.outs)
-    prim = primitives.get(eqn.prim)
     builder.loc, builder.note = eqn.loc, eqn.note
-    if wants and prim.jvp is None:
-        raise TransformError(f"lax.{eqn.prim} has no forward-mode derivative rule yet", eqn.loc)
-    if wants and prim.kind == "control":
-        outs, out_dots = prim.jvp(ins, in_dots, **eqn.params)
-        env.update({o.id: n for o, n in zip(eqn.outs, outs)})
-    else:
+    if not any(d is not None for d in in_dots) or not any(differentiable(o) for o in eqn.outs):
         builder.eqns.append(Eqn(eqn.outs, eqn.prim, ins, eqn.params, eqn.loc, eqn.note))
-        if not wants:
-            return
-        builder.note = "jvp of"
-        outs = eqn.outs
-        primals = [value(a) for a in ins]
-        result = prim.jvp(primals, in_dots, out=outs if prim.multiple_results else outs[0],
-                          **eqn.params)
-        out_dots = result if prim.multiple_results else [result]
+        return
+    rule = JVP.get(eqn.prim)
+    if rule is None:
+        raise TransformError(f"lax.{eqn.prim} has no forward-mode derivative rule yet", eqn.loc)
+    outs, out_dots = rule(ins, in_dots, **eqn.params)
+    if not primitives.get(eqn.prim).multiple_results:
+        outs, out_dots = [outs], [out_dots]
+    for old, new in zip(eqn.outs, outs):
+        if isinstance(new, Var):
+            new.hint, new.origin = new.hint or old.hint, old.origin
+        env[old.id] = new
     for o, d in zip(eqn.outs, out_dots):
         if d is not None and differentiable(o):
             if isinstance(d, Var) and not d.hint:

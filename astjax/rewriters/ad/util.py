@@ -3,6 +3,7 @@ import numpy as np
 
 from astjax.core.bind import bind
 from astjax.core.ir import Lit, Var
+from astjax.errors import TransformError
 
 
 def aval(x):
@@ -17,7 +18,6 @@ def differentiable(atom) -> bool:
 def zeros_like(atom):
     a = aval(atom)
     if any(d < 0 for d in a.shape):  # a while loop's tape: its length is known only at run time
-        from astjax.errors import TransformError
         raise TransformError("differentiating through a while loop's reverse sweep (a second "
                              "derivative through a while loop) is not supported yet",
                              hint="use a fori_loop / scan with a fixed trip count for higher-"

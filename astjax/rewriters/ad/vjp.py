@@ -9,11 +9,13 @@ Each derived line carries a "grad of file:line" comment. Branch and loop bodies 
 differentiated by this same function; their forward part is recomputed in the reverse sweep.
 """
 from astjax.core import primitives
+from astjax.core.avals import AVal
 from astjax.core.bind import Builder, bind, building
 from astjax.core.ir import Eqn, Func, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
+from .rules import VJP
 from .util import differentiable, zeros_like
 
 
@@ -55,18 +57,18 @@ def _backward(eqn: Eqn, cts: dict, builder: Builder) -> None:
     out_cts = [cts.get(v.id) for v in eqn.outs]
     if all(c is None for c in out_cts) or not any(differentiable(a) for a in eqn.ins):
         return
-    prim = primitives.get(eqn.prim)
-    if prim.vjp is None:
+    rule = VJP.get(eqn.prim)
+    if rule is None:
         raise TransformError(f"lax.{eqn.prim} has no reverse-mode derivative rule yet",
                              eqn.loc, hint="differentiate with jax.jvp / jacfwd, or wrap the "
                                            "computation in a custom_vjp")
     builder.loc, builder.note = eqn.loc, "grad of"
     out_cts = [c if c is not None or not differentiable(v) or _dynamic(v) else zeros_like(v)
                for c, v in zip(out_cts, eqn.outs)]  # (a tape without cotangent stays None)
-    if prim.multiple_results:
-        in_cts = prim.vjp(out_cts, *eqn.ins, out=eqn.outs, **eqn.params)
+    if primitives.get(eqn.prim).multiple_results:
+        in_cts = rule(out_cts, *eqn.ins, out=eqn.outs, **eqn.params)
     else:
-        in_cts = prim.vjp(out_cts[0], *eqn.ins, out=eqn.outs[0], **eqn.params)
+        in_cts = rule(out_cts[0], *eqn.ins, out=eqn.outs[0], **eqn.params)
     for atom, ct in zip(eqn.ins, in_cts):
         accumulate(cts, atom, ct)
 
@@ -97,5 +99,4 @@ def _taped_scan(eqn: Eqn) -> Eqn:
 
 
 def _stacked(aval, length):
-    from astjax.core.avals import AVal
     return AVal((length,) + aval.shape, aval.dtype)

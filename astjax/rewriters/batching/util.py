@@ -1,6 +1,6 @@
 """Helpers shared by the batching rules.
 
-Contract of a rule (registered with `register("batch", name, rule)`):
+The table `BATCH` holds one rule per primitive (`BATCH.register(name)`), with the contract:
 
     rule(args, dims, *, axis_size, **params) -> (out, out_dim)        one result
                                              -> (outs, out_dims)      multiple_results
@@ -12,16 +12,9 @@ with `bind`, so their output is ordinary core form that every other transformati
 import numpy as np
 
 from astjax.core.bind import aval, bind
-from astjax.core.primitives import register
+from astjax.core.primitives import RuleTable
 
-
-def rule(*names):
-    """Decorator: register the function as the batching rule of each named primitive."""
-    def register_rule(fn):
-        for name in names:
-            register("batch", name, fn)
-        return fn
-    return register_rule
+BATCH = RuleTable("batch", "rule(args, dims, *, axis_size, **params) -> (out, out_dim)")
 
 
 def moveaxis(x, src: int, dst: int):
@@ -68,3 +61,11 @@ def lane_offsets(axis_size: int, stride: int, ndim: int, dtype):
 
 def shift(axes, by: int = 1) -> tuple:
     return tuple(a + by for a in axes)
+
+
+def along_axis(name, key):
+    """Primitives with one axis parameter (`axis` or `dimension`): shift it past the batch."""
+    def batch_rule(args, dims, *, axis_size, **params):
+        params[key] = params[key] + 1
+        return bind(name, args[0], **params), 0
+    return batch_rule

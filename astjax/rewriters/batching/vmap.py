@@ -3,7 +3,7 @@
     f_batched(params...) -> outs        (batched params and every output carry a leading axis)
 
 Each equation reading a batched value is re-emitted by its primitive's batching rule from the
-table (`batch`; contract in `batch_rules_util`); equations reading only unbatched values are
+table (`BATCH`, contract in `util`); equations reading only unbatched values are
 copied unchanged, so work that does not depend on the example is done once. The batch axis is
 always axis 0, which keeps the rules simple and the output readable: batched values keep the
 user's names. Control flow is batched by batching its bodies with this same function.
@@ -15,6 +15,7 @@ from astjax.core.ir import Eqn, Func, Lit, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
+from .util import BATCH
 from .util import batched as to_batched
 
 
@@ -65,10 +66,11 @@ def _batch_eqn(eqn: Eqn, env: dict, axis_size: int, builder: Builder) -> None:
         env.update({o.id: (o, None) for o in eqn.outs})
         return
     prim = primitives.get(eqn.prim)
-    if prim.batch is None:
+    rule = BATCH.get(eqn.prim)
+    if rule is None:
         raise TransformError(f"lax.{eqn.prim} has no batching rule yet", eqn.loc,
                              hint="move it out of the vmapped function, or loop in Python")
-    outs, out_dims = prim.batch(list(ins), list(dims), axis_size=axis_size, **eqn.params)
+    outs, out_dims = rule(list(ins), list(dims), axis_size=axis_size, **eqn.params)
     if not prim.multiple_results:
         outs, out_dims = [outs], [out_dims]
     for old, new, d in zip(eqn.outs, outs, out_dims):
@@ -85,7 +87,3 @@ def _check_dim(eqn, new, d, old, axis_size):
     if got != want and -1 not in want:
         raise TransformError(f"the batching rule of lax.{eqn.prim} gave shape {got}, "
                              f"expected {want}", eqn.loc)
-
-
-# Registration of every rule module (they import the functions above, so this comes last).
-from . import batch_rules, batch_rules_control, batch_rules_custom, batch_rules_indexing  # noqa: E402,F401,E501

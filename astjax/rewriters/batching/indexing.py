@@ -10,7 +10,7 @@ import numpy as np
 
 from astjax.core.bind import aval, bind
 
-from .util import batched, lane_offsets, lift_rank, moveaxis, rule
+from .util import BATCH, batched, lane_offsets, lift_rank, moveaxis
 
 
 def _normalise(index, size: int):
@@ -25,7 +25,7 @@ def _unsqueeze(x):
 
 
 # ---------------------------------------------------------------- take
-@rule("take")
+@BATCH.register("take")
 def _take(args, dims, *, axis_size, axis):
     (x, index), (x_dim, i_dim) = args, dims
     if i_dim is None:
@@ -50,13 +50,13 @@ def _take_both(x, index, axis, axis_size):
 
 
 # ---------------------------------------------------------------- take_along_axis
-@rule("take_along_axis")
+@BATCH.register("take_along_axis")
 def _take_along_axis(args, dims, *, axis_size, axis):
     x, index = (a if d is not None else _unsqueeze(a) for a, d in zip(args, dims))
     return bind("take_along_axis", x, index, axis=axis + 1), 0
 
 
-@rule("take_along_axis_transpose")
+@BATCH.register("take_along_axis_transpose")
 def _take_along_axis_transpose(args, dims, *, axis_size, shape, axis):
     ct, index = (a if d is not None else _unsqueeze(a) for a, d in zip(args, dims))
     return bind("take_along_axis_transpose", ct, index, shape=(axis_size,) + tuple(shape),
@@ -64,7 +64,7 @@ def _take_along_axis_transpose(args, dims, *, axis_size, shape, axis):
 
 
 # ---------------------------------------------------------------- scatter
-@rule("scatter")
+@BATCH.register("scatter")
 def _scatter(args, dims, *, axis_size, axis, mode):
     """Every operand batched, x flattened to (B * n, pre..., post...) and the indices offset per
     lane; indices out of range (which scatter drops) are sent out of the whole flat range."""
@@ -97,7 +97,7 @@ def _updates_to(updates, dim, target):
 
 
 # ---------------------------------------------------------------- dynamic slices
-@rule("dynamic_slice")
+@BATCH.register("dynamic_slice")
 def _dynamic_slice(args, dims, *, axis_size, slice_sizes):
     (x, *starts), (x_dim, *s_dims) = args, dims
     if all(d is None for d in s_dims):
@@ -112,7 +112,7 @@ def _dynamic_slice(args, dims, *, axis_size, slice_sizes):
     return out, 0
 
 
-@rule("dynamic_update_slice")
+@BATCH.register("dynamic_update_slice")
 def _dynamic_update_slice(args, dims, *, axis_size):
     """Batched starts: gather the update onto x's grid and select it where it lands."""
     (x, update, *starts), (x_dim, u_dim, *s_dims) = args, dims

@@ -6,9 +6,8 @@ computes in (by default the result's), so Numba's own promotion rules never deci
 """
 import numpy as np
 
-from astjax.core.primitives import register
 
-from .emit import dtype_text, scalar_literal
+from .emit import SCALAR, dtype_text, scalar_literal
 
 # primitive -> vecmath function, for float operands
 VECMATH_UNARY = {
@@ -27,9 +26,9 @@ def _vecmath_unary(fn):
 
 
 for _prim, _fn in VECMATH_UNARY.items():
-    register("numba", _prim, _vecmath_unary(_fn))
+    SCALAR.set(_prim, _vecmath_unary(_fn))
 for _prim, _fn in VECMATH_BINARY.items():
-    register("numba", _prim, lambda op, fn=_fn: f"vecmath.{fn}({op.arg(0)}, {op.arg(1)})")
+    SCALAR.set(_prim, lambda op, fn=_fn: f"vecmath.{fn}({op.arg(0)}, {op.arg(1)})")
 
 
 def _infix(symbol):
@@ -38,7 +37,7 @@ def _infix(symbol):
 
 for _prim, _symbol in {"add": "+", "sub": "-", "mul": "*", "div": "/", "floor_divide": "//",
                        "rem": "%"}.items():
-    register("numba", _prim, _infix(_symbol))
+    SCALAR.set(_prim, _infix(_symbol))
 
 
 def _compare(symbol):
@@ -49,7 +48,7 @@ def _compare(symbol):
 
 for _prim, _symbol in {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">",
                        "ge": ">="}.items():
-    register("numba", _prim, _compare(_symbol))
+    SCALAR.set(_prim, _compare(_symbol))
 
 
 def _bitwise(symbol):
@@ -57,7 +56,7 @@ def _bitwise(symbol):
 
 
 for _prim, _symbol in {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}.items():
-    register("numba", _prim, _bitwise(_symbol))
+    SCALAR.set(_prim, _bitwise(_symbol))
 
 
 def _float_or(float_rule, int_rule):
@@ -69,34 +68,34 @@ def _identity(op):
     return op.arg(0)
 
 
-register("numba", "neg", lambda op: f"-{op.arg(0)}")
-register("numba", "abs", _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
+SCALAR.set("neg", lambda op: f"-{op.arg(0)}")
+SCALAR.set("abs", _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
                                    lambda op: f"abs({op.arg(0)})"))
-register("numba", "floor", _float_or(lambda op: f"vecmath.floor({op.arg(0)})", _identity))
-register("numba", "ceil", _float_or(lambda op: f"vecmath.ceil({op.arg(0)})", _identity))
-register("numba", "round", _float_or(lambda op: f"vecmath.rint({op.arg(0)})", _identity))
-register("numba", "sign", lambda op: f"np.sign({op.arg(0)})")
-register("numba", "rsqrt", lambda op: f"{_one(op)} / vecmath.sqrt({op.arg(0)})")
-register("numba", "pow", _float_or(lambda op: f"vecmath.pow({op.arg(0)}, {op.arg(1)})",
+SCALAR.set("floor", _float_or(lambda op: f"vecmath.floor({op.arg(0)})", _identity))
+SCALAR.set("ceil", _float_or(lambda op: f"vecmath.ceil({op.arg(0)})", _identity))
+SCALAR.set("round", _float_or(lambda op: f"vecmath.rint({op.arg(0)})", _identity))
+SCALAR.set("sign", lambda op: f"np.sign({op.arg(0)})")
+SCALAR.set("rsqrt", lambda op: f"{_one(op)} / vecmath.sqrt({op.arg(0)})")
+SCALAR.set("pow", _float_or(lambda op: f"vecmath.pow({op.arg(0)}, {op.arg(1)})",
                                    lambda op: f"{op.arg(0)} ** {op.arg(1)}"))
-register("numba", "max", _float_or(lambda op: f"vecmath.maximum({op.arg(0)}, {op.arg(1)})",
+SCALAR.set("max", _float_or(lambda op: f"vecmath.maximum({op.arg(0)}, {op.arg(1)})",
                                    lambda op: f"max({op.arg(0)}, {op.arg(1)})"))
-register("numba", "min", _float_or(lambda op: f"vecmath.minimum({op.arg(0)}, {op.arg(1)})",
+SCALAR.set("min", _float_or(lambda op: f"vecmath.minimum({op.arg(0)}, {op.arg(1)})",
                                    lambda op: f"min({op.arg(0)}, {op.arg(1)})"))
-register("numba", "is_finite",
+SCALAR.set("is_finite",
          lambda op: f"np.isfinite({op.arg(0, op.in_avals[0].dtype)})" if op.is_float(0)
          else "True")
-register("numba", "bitwise_not",
+SCALAR.set("bitwise_not",
          lambda op: f"not {op.arg(0)}" if op.dtype.kind == "b" else f"~{op.arg(0)}")
-register("numba", "select", lambda op: f"{op.arg(1)} if {op.arg(0, bool)} else {op.arg(2)}")
-register("numba", "clamp", _float_or(
+SCALAR.set("select", lambda op: f"{op.arg(1)} if {op.arg(0, bool)} else {op.arg(2)}")
+SCALAR.set("clamp", _float_or(
     lambda op: f"vecmath.minimum(vecmath.maximum({op.arg(1)}, {op.arg(0)}), {op.arg(2)})",
     lambda op: f"min(max({op.arg(1)}, {op.arg(0)}), {op.arg(2)})"))
-register("numba", "convert", lambda op: op.arg(0))
-register("numba", "stop_gradient", _identity)
-register("numba", "lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
-register("numba", "digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
-register("numba", "polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "
+SCALAR.set("convert", lambda op: op.arg(0))
+SCALAR.set("stop_gradient", _identity)
+SCALAR.set("lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
+SCALAR.set("digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
+SCALAR.set("polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "
                                            f"{op.arg(1, np.float64)}))"))
 
 

@@ -1,4 +1,4 @@
-"""Control-flow primitives: cond, while_loop, scan.
+"""Control-flow primitives: cond, switch, while_loop (and the taped while of reverse mode), scan.
 
 In an equation their bodies are nested `Func`s held in params; printed, they are nested `def`s
 passed by name, and the implementation here (used by eager `astjax.lax` and by the NumPy backend
@@ -11,9 +11,9 @@ running printed core form) takes those Python callables positionally:
 """
 import numpy as np
 
-from ..errors import ControlFlowError
-from .avals import AVal
-from .primitives import define
+from ...errors import ControlFlowError
+from ..avals import AVal
+from ..primitives import define
 
 
 def as_tuple(result) -> tuple:
@@ -90,3 +90,25 @@ def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse=False, n
 
 
 define("scan", scan_impl, _scan_abstract, multiple_results=True, kind="control")
+
+
+# ---------------------------------------------------------------- while_loop_taped
+# Only reverse mode introduces it: a while loop that keeps a tape of its carries for the sweep.
+def while_taped_impl(cond_fn, body_fn, *carry):
+    """The final carry, then per carry value the stack of its values at each iteration start."""
+    tape = []
+    while bool(cond_fn(*carry)):
+        tape.append(carry)
+        carry = as_tuple(body_fn(*carry))
+    stacks = [np.stack([np.asarray(c[i]) for c in tape]) if tape
+              else np.empty((0,) + np.shape(v), np.asarray(v).dtype) for i, v in enumerate(carry)]
+    return tuple(carry) + tuple(stacks)
+
+
+def _while_taped_abstract(*avals, cond, body):
+    # A tape's length is the trip count, known only when the loop runs: -1 marks it.
+    return list(avals) + [AVal((-1,) + a.shape, a.dtype) for a in avals]
+
+
+define("while_loop_taped", while_taped_impl, _while_taped_abstract, multiple_results=True,
+       kind="control")

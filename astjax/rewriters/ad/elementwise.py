@@ -1,14 +1,15 @@
-"""Reverse-mode rules, registered into the primitive table's rows (`vjp`).
+"""Derivatives of the elementwise primitives, both modes, from one table of derivatives.
 
-A rule receives the output cotangent, the primitive's operands, `out=` (its result) and its
-params, and returns one cotangent per operand (None where there is none). Rules emit core form
-through `bind`, so what they write is what the generated gradient reads.
+Each nonlinear primitive's derivative is written once (`unary`/`binary`, as a function of its
+operands and its result `out`); the reverse rule multiplies the cotangent by it and sums it back
+to the operand's shape, the forward rule multiplies the tangent by it. Linear primitives apply
+themselves to tangents; comparisons, rounding and integer results have no derivative.
 """
 import math
 
 from astjax.core.bind import bind
-from astjax.core.primitives import register
 
+from .rules import VJP, add_all, linear, no_derivative, tangent_rule
 from .util import aval, unbroadcast, value
 
 
@@ -21,13 +22,6 @@ exp, log, sqrt, rsqrt = _op("exp"), _op("log"), _op("sqrt"), _op("rsqrt")
 sin, cos, select, eq = _op("sin"), _op("cos"), _op("select"), _op("eq")
 
 
-def rule(name):
-    def register_rule(fn):
-        register("vjp", name, fn)
-        return fn
-    return register_rule
-
-
 UNARY_DERIVATIVES: dict = {}   # name -> derivative(x, out); forward mode reuses them
 BINARY_DERIVATIVES: dict = {}  # name -> (d/dx, d/dy) of (x, y, out)
 
@@ -35,7 +29,7 @@ BINARY_DERIVATIVES: dict = {}  # name -> (d/dx, d/dy) of (x, y, out)
 def unary(name, derivative):
     """d/dx written with x and out: the cotangent is ct * derivative(x, out)."""
     UNARY_DERIVATIVES[name] = derivative
-    rule(name)(lambda ct, x, out: [unbroadcast(mul(ct, derivative(value(x), out)), x)])
+    VJP.register(name)(lambda ct, x, out: [unbroadcast(mul(ct, derivative(value(x), out)), x)])
 
 
 # ---------------------------------------------------------------- elementwise, one operand
@@ -68,13 +62,10 @@ unary("erfc", lambda x, out: mul(-2.0 / math.sqrt(math.pi), exp(neg(mul(x, x))))
 unary("erf_inv", lambda x, out: mul(math.sqrt(math.pi) / 2.0, exp(mul(out, out))))
 unary("lgamma", lambda x, out: bind("digamma", x))
 unary("digamma", lambda x, out: bind("polygamma", 1.0, x))
-rule("neg")(lambda ct, x, out: [neg(ct)])
-rule("stop_gradient")(lambda ct, x, out: [None])
-for _name in ("sign", "floor", "ceil", "round"):
-    rule(_name)(lambda ct, x, out: [None])
+VJP.register("neg")(lambda ct, x, out: [neg(ct)])
 
 
-@rule("convert")
+@VJP.register("convert")
 def _convert(ct, x, out, dtype):
     return [unbroadcast(ct, x) if aval(x).dtype.kind in "fc" else None]
 
@@ -84,15 +75,15 @@ def binary(name, dx, dy):
     """Cotangents ct*dx(x, y, out) and ct*dy(...), summed back to each operand's shape."""
     BINARY_DERIVATIVES[name] = (dx, dy)
 
-    @rule(name)
-    def _rule(ct, x, y, out):
+    @VJP.register(name)
+    def _reverse(ct, x, y, out):
         xv, yv = value(x), value(y)
         return [unbroadcast(mul(ct, dx(xv, yv, out)), x) if dx else None,
                 unbroadcast(mul(ct, dy(xv, yv, out)), y) if dy else None]
 
 
-rule("add")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(ct, y)])
-rule("sub")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(neg(ct), y)])
+VJP.register("add")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(ct, y)])
+VJP.register("sub")(lambda ct, x, y, out: [unbroadcast(ct, x), unbroadcast(neg(ct), y)])
 binary("mul", lambda x, y, out: y, lambda x, y, out: x)
 binary("div", lambda x, y, out: div(1.0, y), lambda x, y, out: neg(div(out, y)))
 binary("pow", lambda x, y, out: mul(y, bind("pow", x, sub(y, 1))),
@@ -104,7 +95,6 @@ binary("polygamma", None, lambda m, x, out: bind("polygamma", add(m, 1.0), x))  
 binary("rem", lambda x, y, out: 1.0, lambda x, y, out: neg(bind("floor_divide", x, y)))
 binary("max", lambda x, y, out: _pick(x, y, "gt"), lambda x, y, out: _pick(y, x, "gt"))
 binary("min", lambda x, y, out: _pick(x, y, "lt"), lambda x, y, out: _pick(y, x, "lt"))
-rule("floor_divide")(lambda ct, x, y, out: [None, None])
 
 
 def _safe_log(x):
@@ -118,15 +108,62 @@ def _pick(x, y, cmp):
     return select(bind(cmp, x, y), 1.0, select(eq(x, y), 0.5, 0.0))
 
 
-@rule("select")
+@VJP.register("select")
 def _select(ct, pred, a, b, out):
     zero = 0.0
     return [None, unbroadcast(select(pred, ct, zero), a), unbroadcast(select(pred, zero, ct), b)]
 
 
-@rule("clamp")
+@VJP.register("clamp")
 def _clamp(ct, lo, x, hi, out):
     inside = bind("bitwise_and", bind("ge", x, lo), bind("le", x, hi))
     return [unbroadcast(select(bind("lt", x, lo), ct, 0.0), lo),
             unbroadcast(select(inside, ct, 0.0), x),
             unbroadcast(select(bind("gt", x, hi), ct, 0.0), hi)]
+
+
+# ---------------------------------------------------------------- forward mode
+for _name, _derivative in UNARY_DERIVATIVES.items():
+    tangent_rule(_name)((lambda d: lambda p, t, out: None if t[0] is None
+                         else mul(t[0], d(p[0], out)))(_derivative))
+
+for _name, (_dx, _dy) in BINARY_DERIVATIVES.items():
+    if _name in ("mul", "div"):  # written below without materialising 1/y or -out/y
+        continue
+    tangent_rule(_name)((lambda dx, dy: lambda p, t, out: add_all([
+        None if t[0] is None or dx is None else mul(t[0], dx(p[0], p[1], out)),
+        None if t[1] is None or dy is None else mul(t[1], dy(p[0], p[1], out))]))(_dx, _dy))
+
+for _name in ("neg", "add", "sub", "convert"):
+    linear(_name)
+linear("select", positions=(1, 2))
+
+
+@tangent_rule("mul")
+def _mul_jvp(p, t, out):
+    x, y = p
+    return add_all([None if t[0] is None else mul(t[0], y),
+                    None if t[1] is None else mul(x, t[1])])
+
+
+@tangent_rule("div")
+def _div_jvp(p, t, out):
+    x, y = p
+    num = add_all([t[0], None if t[1] is None else neg(mul(out, t[1]))])
+    return None if num is None else div(num, y)
+
+
+@tangent_rule("clamp")
+def _clamp_jvp(p, t, out):
+    lo, x, hi = p
+    inside = bind("bitwise_and", bind("ge", x, lo), bind("le", x, hi))
+    return add_all([
+        None if t[0] is None else select(bind("lt", x, lo), t[0], 0.0),
+        None if t[1] is None else select(inside, t[1], 0.0),
+        None if t[2] is None else select(bind("gt", x, hi), t[2], 0.0)])
+
+
+# ---------------------------------------------------------------- no derivative
+no_derivative("sign", "floor", "ceil", "round", "floor_divide", "stop_gradient",
+              "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
+              "bitwise_not", "is_finite")

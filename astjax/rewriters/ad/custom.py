@@ -1,19 +1,19 @@
-"""Derivative rules of custom_jvp_call, custom_vjp_call and checkpoint."""
+"""Derivatives of the calls with user-defined rules (custom_jvp_call, custom_vjp_call) and of
+checkpointed functions (recomputed in the reverse sweep instead of stored)."""
 from astjax.core.bind import bind
 from astjax.core.inline import inline
 from astjax.errors import TransformError
 
 from .util import differentiable, zeros_like
 from .jvp import jvp_func
-from .jvp_rules import rule as jvp_rule
+from .rules import JVP, VJP
 from .vjp import vjp_func
-from .vjp_rules import rule as vjp_rule
 
 
 # ---------------------------------------------------------------- custom_jvp
 # Operands are the user's arguments (num_args of them) then outer values the functions read.
 # fun(args..., outer...) -> outs; jvp(args..., tangents..., outer...) -> (outs..., out tangents...)
-@jvp_rule("custom_jvp_call")
+@JVP.register("custom_jvp_call")
 def _custom_jvp_forward(primals, tangents, fun, jvp, num_args):
     args, outer = primals[:num_args], primals[num_args:]
     dots = [t if t is not None else zeros_like(p) for p, t in zip(args, tangents)]
@@ -22,7 +22,7 @@ def _custom_jvp_forward(primals, tangents, fun, jvp, num_args):
     return outs[:n], outs[n:]
 
 
-@vjp_rule("custom_jvp_call")
+@VJP.register("custom_jvp_call")
 def _custom_jvp_reverse(cts, *ops, out, fun, jvp, num_args):
     """The rule is linear in the tangents, so its reverse-mode derivative with respect to them
     (at zero tangents) applies the transposed Jacobian to the cotangents."""
@@ -41,7 +41,7 @@ def _custom_jvp_reverse(cts, *ops, out, fun, jvp, num_args):
 
 # ---------------------------------------------------------------- custom_vjp
 # fwd(args..., outer...) -> (outs..., residuals...); bwd(residuals..., cts..., outer...) -> bars
-@vjp_rule("custom_vjp_call")
+@VJP.register("custom_vjp_call")
 def _custom_vjp_reverse(cts, *ops, out, fun, fwd, bwd, num_args):
     args, outer = ops[:num_args], ops[num_args:]
     res = inline(fwd, list(ops))[len(fun.outs):]
@@ -50,7 +50,7 @@ def _custom_vjp_reverse(cts, *ops, out, fun, fwd, bwd, num_args):
     return [b if differentiable(a) else None for a, b in zip(args, bars)] + [None] * len(outer)
 
 
-@jvp_rule("custom_vjp_call")
+@JVP.register("custom_vjp_call")
 def _custom_vjp_forward(primals, tangents, **params):
     raise TransformError("forward-mode differentiation (jvp, jacfwd, hessian) of a custom_vjp "
                          "function is not defined", hint="use custom_jvp to give a rule that "
@@ -58,7 +58,7 @@ def _custom_vjp_forward(primals, tangents, **params):
 
 
 # ---------------------------------------------------------------- checkpoint
-@vjp_rule("checkpoint")
+@VJP.register("checkpoint")
 def _checkpoint_reverse(cts, *args, out, fun):
     """Recompute the forward pass of the wrapped function inside the reverse sweep."""
     wrt = [differentiable(a) for a in args]
@@ -68,7 +68,7 @@ def _checkpoint_reverse(cts, *args, out, fun):
     return [next(bars) if w else None for w in wrt]
 
 
-@jvp_rule("checkpoint")
+@JVP.register("checkpoint")
 def _checkpoint_forward(primals, tangents, fun):
     jvp = jvp_func(fun, f"{fun.name}_jvp")
     dots = [t if t is not None else zeros_like(p)

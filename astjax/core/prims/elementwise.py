@@ -6,9 +6,9 @@ dtypes), so compiled code gets exactly the dtypes eager NumPy would give.
 import numpy as np
 import scipy.special as sp
 
-from ..errors import ShapeError, TransformError
-from .avals import AVal, _WEAK_STAND_IN
-from .primitives import define
+from ...errors import ShapeError, TransformError
+from ..avals import AVal, _WEAK_STAND_IN
+from ..primitives import define
 
 
 def broadcast_shapes(*shapes) -> tuple:
@@ -104,8 +104,6 @@ BINARY = {
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
 }
 
-COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
-
 for _name, _impl in {**UNARY, **BINARY}.items():
     _define(_name, _impl)
 
@@ -114,3 +112,5 @@ define("select", np.where, elementwise_rule(np.where, slice(1, None)),  # select
 _define("clamp", lambda lo, x, hi: np.clip(x, lo, hi))
 define("convert", _convert, lambda a, *, dtype: AVal(a.shape, np.dtype(dtype)),
        kind="elementwise")
+# stop_gradient(x): x, whose derivative is zero (autodiff stops at it)
+define("stop_gradient", lambda x: np.asarray(x), lambda a: a, kind="elementwise")

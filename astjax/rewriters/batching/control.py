@@ -11,29 +11,19 @@
   is the same for every lane. A batched predicate would give lanes tapes of different lengths,
   which the reverse sweep reading the tape cannot tell apart: that is a clear TransformError.
 """
-from astjax.core.bind import Builder, bind, building, current_builder
+from astjax.core.bind import bind
+from astjax.core.build import build_func
 from astjax.core.inline import inline
-from astjax.core.ir import Func, Var, as_atom
+from astjax.core.ir import Func
 from astjax.errors import TransformError
 
 from .util import batched as to_batched
-from .util import lane_mask, moveaxis, rule
+from .util import BATCH, lane_mask, moveaxis
 from .vmap import batch_func, vmap_func
 
 
 def _dims(flags) -> list:
     return [0 if b else None for b in flags]
-
-
-def _make_func(name, avals, hints, fn) -> Func:
-    """A nested body built by calling fn on fresh parameters."""
-    params = [Var(a, h) for a, h in zip(avals, hints)]
-    builder = Builder()
-    outer = current_builder()
-    builder.loc = outer.loc if outer is not None else None
-    with building(builder):
-        outs = fn(*params)
-    return Func(name, params, builder.eqns, [as_atom(o) for o in outs])
 
 
 # ---------------------------------------------------------------- cond / switch
@@ -63,8 +53,8 @@ def _select_lanes(prim, selector, per_branch) -> list:
     return chosen
 
 
-rule("cond")(_branches_rule("cond"))
-rule("switch")(_branches_rule("switch"))
+BATCH.register("cond")(_branches_rule("cond"))
+BATCH.register("switch")(_branches_rule("switch"))
 
 
 # ---------------------------------------------------------------- while_loop
@@ -98,7 +88,7 @@ def _loop_parts(args, dims, axis_size, cond, body):
     return flags, pred_b, cond_b, body_b, ops
 
 
-@rule("while_loop")
+@BATCH.register("while_loop")
 def _while(args, dims, *, axis_size, cond, body):
     flags, pred_b, cond_b, body_b, ops = _loop_parts(args, dims, axis_size, cond, body)
     if not pred_b:
@@ -124,11 +114,11 @@ def _masked_loop(cond_b: Func, body_b: Func, flags, passthrough) -> tuple:
                 for n, o, f, p in zip(new, old, flags, passthrough)]
         return kept + [inline(cond_b, kept)[0]]
 
-    return (_make_func(cond_b.name, avals, hints, any_lane),
-            _make_func(body_b.name, avals, hints, step))
+    return (build_func(cond_b.name, avals, hints, any_lane),
+            build_func(body_b.name, avals, hints, step))
 
 
-@rule("while_loop_taped")
+@BATCH.register("while_loop_taped")
 def _while_taped(args, dims, *, axis_size, cond, body):
     flags, pred_b, cond_b, body_b, ops = _loop_parts(args, dims, axis_size, cond, body)
     if pred_b:
@@ -145,7 +135,7 @@ def _while_taped(args, dims, *, axis_size, cond, body):
 
 
 # ---------------------------------------------------------------- scan
-@rule("scan")
+@BATCH.register("scan")
 def _scan(args, dims, *, axis_size, body, num_consts, num_carry, **params):
     n_in = num_consts + num_carry
     flags = [d is not None for d in dims]

@@ -4,9 +4,8 @@ a plain `if` / `while` / `for` (Numba compiles calls between jitted functions di
 Carries keep one type through a loop because every value is exactly its aval's dtype and a
 C-contiguous array (see numba_lowering's contract).
 """
-from astjax.core.primitives import register
 
-from .emit import dtype_text
+from .emit import LOWER, dtype_text
 
 
 def assign(outs: list, call: str) -> str:
@@ -86,23 +85,8 @@ def lower_scan(fe, eqn, ins, outs):
     return lines
 
 
-def lower_call(fe, eqn, ins, outs):
-    """custom_jvp_call / custom_vjp_call / checkpoint: run the primal function; the rules they
-    carry matter only to transformations, which have already run."""
-    return [assign(outs, call(fe.sub(eqn.params["fun"]), ins))]
-
-
-def lower_debug_print(fe, eqn, ins, outs):
-    """Formatting is Python's (str.format on NumPy values), so it runs in object mode."""
-    return ["with numba.objmode():",
-            f"    rt.debug_print({eqn.params['fmt']!r}{''.join(', ' + x for x in ins)})"]
-
-
-register("numba", "cond", lower_cond)
-register("numba", "switch", lower_switch)
-register("numba", "while_loop", lower_while)
-register("numba", "while_loop_taped", lower_while_taped)
-register("numba", "scan", lower_scan)
-for _name in ("custom_jvp_call", "custom_vjp_call", "checkpoint"):
-    register("numba", _name, lower_call)
-register("numba", "debug_print", lower_debug_print)
+LOWER.set("cond", lower_cond)
+LOWER.set("switch", lower_switch)
+LOWER.set("while_loop", lower_while)
+LOWER.set("while_loop_taped", lower_while_taped)
+LOWER.set("scan", lower_scan)

@@ -1,0 +1,29 @@
+"""Lowerings of the creation primitives (iota, full)."""
+
+from .emit import LOWER, as_dtype, dtype_text, tuple_text
+from .layout import out_aval
+
+
+def lower_iota(fe, eqn, ins, outs):
+    p = eqn.params
+    shape, dim = list(p["shape"]), p["dimension"]
+    arange = f"np.arange({shape[dim]}).astype({dtype_text(p['dtype'])})"
+    if len(shape) == 1:
+        return [f"{outs[0]} = {arange}"]
+    expanded = ["1"] * len(shape)
+    expanded[dim] = str(shape[dim])
+    return [f"{outs[0]} = np.ascontiguousarray(np.broadcast_to({arange}.reshape("
+            f"{tuple_text(expanded)}), {tuple_text([str(d) for d in shape])}))"]
+
+
+def lower_full(fe, eqn, ins, outs):
+    out = out_aval(eqn)
+    value = as_dtype(ins[0], eqn.ins[0].aval, out.dtype)
+    if not out.shape:
+        return [f"{outs[0]} = {value}"]
+    return [f"{outs[0]} = np.full({tuple_text([str(d) for d in out.shape])}, {value}, "
+            f"{dtype_text(out.dtype)})"]
+
+
+LOWER.set("iota", lower_iota)
+LOWER.set("full", lower_full)

@@ -1,0 +1,191 @@
+"""Derivatives of control flow: one equation over primals and tangents together (forward), or a
+reverse sweep (reverse), its bodies transformed recursively by `jvp_func` / `vjp_func`.
+
+In the reverse sweep each body's forward part is recomputed, so nothing but loop carries is
+stored: a `while` loop records a tape of its carries (`while_loop_taped`) and its sweep is a
+reverse scan over that tape; a scan's sweep is a scan in the other direction.
+"""
+from astjax.core.bind import bind
+from astjax.core.build import scan_of
+from astjax.core.inline import inline
+from astjax.core.ir import Func, Var
+from astjax.core.simplify import eliminate_dead_code
+
+from .jvp import jvp_func
+from .rules import JVP, VJP
+from .util import differentiable, zeros_like
+from .vjp import vjp_func
+
+
+# ---------------------------------------------------------------- forward mode
+def _dots(primals, tangents) -> list:
+    """A tangent for every differentiable operand (zeros where none was given)."""
+    return [d if d is not None else zeros_like(p)
+            for p, d in zip(primals, tangents) if differentiable(p)]
+
+
+def _split(outs, func_outs):
+    n = len(func_outs)
+    return outs[:n], _spread(outs[n:], func_outs)
+
+
+def _spread(dots, atoms) -> list:
+    it = iter(dots)
+    return [next(it) if differentiable(a) else None for a in atoms]
+
+
+def _branches_jvp(primals, tangents, branches):
+    selector, ops, op_dots = primals[0], primals[1:], tangents[1:]
+    jvps = tuple(jvp_func(b, f"{b.name}_jvp") for b in branches)
+    prim = "cond" if len(branches) == 2 else "switch"
+    outs = bind(prim, selector, *ops, *_dots(ops, op_dots), branches=jvps)
+    return _split(outs, branches[0].outs)
+
+
+JVP.register("cond", "switch")(_branches_jvp)
+
+
+@JVP.register("while_loop")
+def _while_jvp(primals, tangents, cond, body):
+    body_jvp = jvp_func(body, f"{body.name}_jvp")
+    extra = [Var(p.aval, f"{p.hint}_dot") for p in cond.params if differentiable(p)]
+    cond_jvp = Func(cond.name, cond.params + extra, cond.eqns, cond.outs, cond.loc)
+    outs = bind("while_loop", *primals, *_dots(primals, tangents), cond=cond_jvp, body=body_jvp)
+    return _split(outs, body.outs)
+
+
+@JVP.register("scan")
+def _scan_jvp(primals, tangents, body, num_consts, num_carry, length, reverse=False, num_tape=0):
+    groups = [(0, num_consts), (num_consts, num_consts + num_carry),
+              (num_consts + num_carry, len(primals))]
+    body_jvp = jvp_func(body, f"{body.name}_jvp")
+    n_params = len(body.params)
+    dot_params = iter(body_jvp.params[n_params:])
+    dot_of = {i: next(dot_params) for i, p in enumerate(body.params) if differentiable(p)}
+    params, operands = [], []
+    for start, stop in groups:  # each group's primals, then its tangents
+        params += body.params[start:stop] + [dot_of[i] for i in range(start, stop) if i in dot_of]
+        operands += list(primals[start:stop]) + _dots(primals[start:stop], tangents[start:stop])
+    n_out = len(body.outs)
+    out_dot = iter(body_jvp.outs[n_out:])
+    dot_out = {i: next(out_dot) for i, o in enumerate(body.outs) if differentiable(o)}
+    carry_outs = body_jvp.outs[:num_carry] + [dot_out[i] for i in range(num_carry) if i in dot_out]
+    ys = body_jvp.outs[num_carry:n_out] + [dot_out[i] for i in range(num_carry, n_out) if i in dot_out]
+    new_body = Func(body_jvp.name, params, body_jvp.eqns, carry_outs + ys, body_jvp.loc)
+    n_carry = num_carry + sum(1 for i in range(num_carry) if i in dot_out)
+    n_consts = num_consts + sum(1 for i in range(num_consts) if i in dot_of)
+    outs = bind("scan", *operands, body=new_body, num_consts=n_consts, num_carry=n_carry,
+                length=length, reverse=reverse)
+    return _reassemble(outs, body.outs, num_carry, dot_out)
+
+
+def _reassemble(outs, body_outs, num_carry, dot_out):
+    """Back from [carry, carry dots, ys, ys dots] to (primal outs, their tangents)."""
+    n_out = len(body_outs)
+    n_cd = sum(1 for i in range(num_carry) if i in dot_out)
+    carry, carry_dots = outs[:num_carry], outs[num_carry:num_carry + n_cd]
+    rest = outs[num_carry + n_cd:]
+    n_y = n_out - num_carry
+    ys, ys_dots = rest[:n_y], rest[n_y:]
+    dots = iter(list(carry_dots) + list(ys_dots))
+    return list(carry) + list(ys), [next(dots) if i in dot_out else None for i in range(n_out)]
+
+
+# ---------------------------------------------------------------- reverse mode
+def _only_bars(vjp: Func, n_outs: int) -> Func:
+    """A body's VJP that returns only the cotangents (the forward outputs are not needed)."""
+    return eliminate_dead_code(Func(vjp.name, vjp.params, vjp.eqns, vjp.outs[n_outs:], vjp.loc))
+
+
+def _branches_vjp(cts, selector, *ops, out, branches):
+    wrt = [differentiable(o) for o in ops]
+    bars_of = [_only_bars(vjp_func(b, wrt, f"{b.name}_vjp"), len(b.outs)) for b in branches]
+    diff_cts = [c for c, v in zip(cts, out) if differentiable(v)]
+    bars = iter(bind("cond" if len(branches) == 2 else "switch",
+                     selector, *ops, *diff_cts, branches=tuple(bars_of)))
+    return [None] + [next(bars) if w else None for w in wrt]
+
+
+VJP.register("cond", "switch")(_branches_vjp)
+
+
+@VJP.register("while_loop_taped")
+def _while_vjp(cts, *carry, out, cond, body):
+    """Walk the tape backwards, applying the body's VJP once per recorded iteration. When the
+    tape itself has cotangents (a second derivative differentiates the first one's reverse
+    sweep), each step adds the cotangent of the carry it recorded."""
+    n = len(carry)
+    tape, wrt = out[n:], [differentiable(c) for c in carry]
+    body_bars = _only_bars(vjp_func(body, wrt, f"{body.name}_vjp"), len(body.outs))
+    tape_cts = [(i, c) for i, (c, w) in enumerate(zip(cts[n:], wrt)) if w and c is not None]
+    diff_positions = [i for i, w in enumerate(wrt) if w]
+
+    def step(carry_bar, slices):
+        carry_k, tape_bar_k = slices[:n], slices[n:]
+        bars = inline(body_bars, list(carry_k) + list(carry_bar))
+        extra = dict(zip([i for i, _ in tape_cts], tape_bar_k))
+        return [bind("add", b, extra[i]) if i in extra else b
+                for b, i in zip(bars, diff_positions)], []
+
+    init = [c if c is not None else zeros_like(v) for c, v, w in zip(cts[:n], out[:n], wrt) if w]
+    names = [f"{_name(carry[i])}_bar" for i in diff_positions]
+    x_names = [_name(c) for c in carry] + [f"{_name(carry[i])}_tape_bar" for i, _ in tape_cts]
+    final, _ = scan_of(step, init, list(tape) + [c for _, c in tape_cts], reverse=True,
+                       names=names, x_names=x_names)
+    bars = iter(final)
+    return [next(bars) if w else None for w in wrt]
+
+
+@VJP.register("scan")
+def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False, num_tape=0):
+    consts, xs = ops[:num_consts], ops[num_consts + num_carry:]
+    n_ys = len(out) - num_carry - num_tape
+    plain = Func(body.name, body.params, body.eqns, body.outs[:len(body.outs) - num_tape], body.loc)
+    wrt = [differentiable(p) for p in body.params]
+    body_bars = _only_bars(vjp_func(plain, wrt, f"{body.name}_vjp"), len(plain.outs))
+    diff_outs = [differentiable(v) for v in plain.outs]
+    tape = out[num_carry + n_ys:]
+    ys_out = out[num_carry:num_carry + n_ys]
+    ys_bar = [c if c is not None else zeros_like(v)
+              for c, v in zip(cts[num_carry:num_carry + n_ys], ys_out)]
+    carry_bar = [c if c is not None else zeros_like(v) for c, v in zip(cts[:num_carry], out)]
+    n_c = sum(wrt[:num_consts])
+    carry_mask = wrt[num_consts:num_consts + num_carry]
+    n_carry_bars = sum(carry_mask)
+    n_tape, n_x = len(tape), len(xs)
+
+    def step(state, slices):
+        consts_bar, c_bar = state[:n_c], state[n_c:]
+        carry_k, x_k, y_bar_k = slices[:n_tape], slices[n_tape:n_tape + n_x], slices[n_tape + n_x:]
+        seeds = [s for s, d in zip(list(c_bar) + list(y_bar_k), diff_outs) if d]
+        bars = inline(body_bars, list(consts) + list(carry_k) + list(x_k) + seeds)
+        const_part, rest = bars[:n_c], bars[n_c:]
+        new_c_bar = _scatter_mask(rest[:n_carry_bars], carry_mask, c_bar)
+        summed = [bind("add", a, b) for a, b in zip(consts_bar, const_part)]
+        return summed + list(new_c_bar), list(rest[n_carry_bars:])
+
+    diff_consts = [c for c, w in zip(consts, wrt[:num_consts]) if w]
+    carry_params = body.params[num_consts:num_consts + num_carry]
+    names = ([f"{_name(c)}_bar" for c in diff_consts]
+             + [f"{_name(p)}_bar" for p in carry_params])
+    x_names = ([_name(p) for p in carry_params] + [_name(p) for p in body.params[num_consts
+                                                                                 + num_carry:]]
+               + [f"{_name(y)}_bar" for y in ys_out])
+    final, xs_bar = scan_of(step, [zeros_like(c) for c in diff_consts] + carry_bar,
+                            list(tape) + list(xs) + ys_bar, reverse=not reverse, length=length,
+                            names=names, x_names=x_names)
+    consts_bar, c_bar = final[:n_c], final[n_c:]
+    bars = list(consts_bar) + [b for b, w in zip(c_bar, carry_mask) if w] + list(xs_bar)
+    it = iter(bars)
+    return [next(it) if w else None for w in wrt]
+
+
+def _scatter_mask(values, mask, like):
+    """Values for the positions where mask is true, zeros elsewhere, as a list like `like`."""
+    it = iter(values)
+    return [next(it) if m else zeros_like(l) for m, l in zip(mask, like)]
+
+
+def _name(atom) -> str:
+    """The user's name of a value, for the names of the values derived from it."""
+    return (getattr(atom, "hint", "") or getattr(atom, "origin", "") or "c").split(".")[-1]
