@@ -26,6 +26,8 @@ Adding a primitive (the checklist):
   `python -m astjax describe <name>` then shows the row and each rule's file:line; the tests
   that assert `missing() == []` for each table fail until every step is done.
 """
+import importlib
+import importlib.util
 import keyword
 import sys
 from dataclasses import dataclass
@@ -33,8 +35,9 @@ from typing import Callable
 
 from ..errors import TransformError
 
-KINDS = ("elementwise", "reduction", "shape", "creation", "indexing", "contraction", "sorting",
-         "control", "custom", "effect")
+KINDS = ("elementwise", "reduction", "shape", "creation", "indexing", "contraction",
+         "convolution", "window", "sorting", "linalg", "fft", "random", "collective", "control",
+         "custom", "effect")
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,14 @@ def describe(name: str) -> str:
         if table.covers(prim):
             lines.append(f"  {stage:14} {table.where(name) or 'MISSING'}")
     return "\n".join(lines)
+
+
+def import_kinds(package: str) -> None:
+    """Import `package.<kind>` for every kind that has a module there: a stage's rules."""
+    for kind in KINDS:
+        name = f"{package}.{kind}"
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
 
 
 def _registration_site() -> str:

@@ -36,9 +36,11 @@ from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
 
+from astjax.core.primitives import import_kinds
+
 from . import emit
-from . import (contraction, control, creation, custom, effect, elementwise, indexing,  # noqa: F401
-               reduction, shape, sorting)
+
+import_kinds(__name__)  # the lowerings, one module per primitive kind
 
 # The environment variable naming jit's default backend ("numpy" when unset); read by jit.
 DEFAULT_BACKEND_ENV = "ASTJAX_BACKEND"

@@ -1,3 +1,4 @@
 """The primitives, one module per kind (see `astjax.core.primitives`)."""
-from . import (contraction, control, creation, custom, effect, elementwise, indexing,  # noqa: F401
-               reduction, shape, sorting)
+from ..primitives import import_kinds
+
+import_kinds(__name__)

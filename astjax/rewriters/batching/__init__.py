@@ -1,8 +1,10 @@
 """Batching (vmap) of core form: `vmap_func` / `batch_func`, and the table `BATCH` of batching
 rules (contract in `util`), filled by one module per primitive kind."""
-from . import (contraction, control, creation, custom, effect, elementwise, indexing,  # noqa: F401
-               reduction, shape, sorting)
+from astjax.core.primitives import import_kinds
+
 from .util import BATCH
 from .vmap import batch_func, vmap_func
+
+import_kinds(__name__)
 
 __all__ = ["BATCH", "batch_func", "vmap_func"]
