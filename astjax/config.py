@@ -17,3 +17,17 @@ def update(name: str, value) -> None:
 
 def read(name: str):
     return _FLAGS.get(name)
+
+
+def x64_enabled() -> bool:
+    return bool(_FLAGS.get("jax_enable_x64"))
+
+
+def default_dtype(kind: str):
+    """The dtype a value of `kind` ("float", "int", "uint", "complex") gets when nothing else
+    decides it (creation functions, random sampling): 64-bit with jax_enable_x64, else 32."""
+    import numpy as np
+    wide = x64_enabled()
+    names = {"float": ("float64", "float32"), "int": ("int64", "int32"),
+             "uint": ("uint64", "uint32"), "complex": ("complex128", "complex64")}
+    return np.dtype(names[kind][0 if wide else 1])
