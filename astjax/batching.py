@@ -19,7 +19,8 @@ from .core.bind import aval, bind, current_builder
 from .core.inline import inline
 from .core.ir import Var
 from .errors import ShapeError, TransformError
-from .transforms import Transformed, func_of, interpretable
+from .rewriters.batching import batch_func
+from .staging import Transformed, func_of, interpretable
 from .tree_util import leaf_paths, tree_flatten, tree_structure, tree_unflatten
 
 
@@ -52,7 +53,6 @@ class VMap(Transformed):
         return result
 
     def abstract_call(self, *args, **kwargs):
-        from .rewriters.batching.vmap import batch_func
         leaves, in_tree = tree_flatten(args)
         names = _leaf_names(self.fun, args)
         axes = [_normalise(a, _ndim(x), n, "in_axes")

@@ -2,6 +2,7 @@
 
     astjax transform FILE... [-o DIR]     (also: python -m astjax transform ...)
     astjax run SCRIPT [ARGS...]           (runs a JAX program with `import jax` giving astjax)
+    astjax describe [PRIMITIVE...]        (a primitive's row and where each of its rules lives)
 
 `transform` never imports or runs its input. It parses each FILE with libcst, finds statically
 the transformations the file asks for (`@jax.jit`, `@partial(jax.jit, static_argnums=...)`,
@@ -81,7 +82,32 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("script", metavar="SCRIPT", help="the Python program to run")
     run.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
     run.set_defaults(handler=run_program)
+    describe = commands.add_parser(
+        "describe", help="where every rule of a primitive is defined",
+        description="For each PRIMITIVE (all when none is named): its kind and, for every stage "
+                    "(jvp, vjp, batch, each backend's lowerings), the file:line of its rule or "
+                    "MISSING.")
+    describe.add_argument("names", nargs="*", metavar="PRIMITIVE", help="e.g. scatter")
+    describe.set_defaults(handler=run_describe)
     return parser
+
+
+def run_describe(args) -> int:
+    import importlib
+
+    from . import backends
+    from .core.primitives import PRIMITIVES, describe
+    for name in backends.AVAILABLE:  # their tables; a backend that cannot load has none
+        try:
+            importlib.import_module(f"astjax.backends.{name}")
+        except ImportError as err:
+            print(f"(backend {name} not loaded: {err})", file=sys.stderr)
+    names = args.names or sorted(PRIMITIVES)
+    unknown = [n for n in names if n not in PRIMITIVES]
+    if unknown:
+        raise UsageError(f"no primitive named {', '.join(unknown)}")
+    print("\n".join(describe(n) for n in names))
+    return 0
 
 
 def run_program(args) -> int:

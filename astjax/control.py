@@ -353,7 +353,8 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
         # the counter is a Python int (weakly typed): float32 * i stays float32, as in JAX
-        (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0))
+        (_, val), _ = scan(step, (lower, init_val), None, length=max(upper - lower, 0),
+                           names=_parameter_names(body_fun))
         return val
     def loop_cond(carry):
         return carry[0] < upper
@@ -361,7 +362,14 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, val = carry
         return i + 1, body_fun(i, val)
     start = lower if isinstance(lower, Var) else int(lower)
-    return while_loop(loop_cond, loop_body, (start, init_val))[1]
+    return while_loop(loop_cond, loop_body, (start, init_val),
+                      names=_parameter_names(body_fun))[1]
+
+
+def _parameter_names(fn):
+    """The names the user gave a body's parameters (for the generated loop's names)."""
+    names = getattr(fn, "parameter_names", None)
+    return list(names) if names else None
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, names=None, x_names=None):

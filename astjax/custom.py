@@ -12,10 +12,9 @@ so the rule is used wherever the function is differentiated, in any composition.
 import functools
 
 from .core.bind import bind, current_builder
-from .core.closure import close
 from .core.ir import Var
 from .errors import TransformError
-from .transforms import func_of, interpretable
+from .staging import func_of, interpretable
 from .tree_util import tree_flatten, tree_unflatten
 
 
@@ -28,7 +27,8 @@ class _Custom:
         self._building_rule = False  # the rule may call the function itself: plainly, then
         functools.update_wrapper(self, fun, updated=())
 
-    def _plain(self, args):
+    def _plain(self):
+        """Run the function itself: outside compilation, or while its own rule is built."""
         return current_builder() is None or self._building_rule
 
     def _rule_func(self, rule, args: tuple, name: str):
@@ -54,7 +54,7 @@ class custom_jvp(_Custom):
         return jvp
 
     def __call__(self, *args):
-        if self._plain(args):
+        if self._plain():
             return interpretable(self.fun)(*args)
         if self.jvp is None:
             raise TransformError(f"custom_jvp function {self.fun.__name__} has no rule",
@@ -85,7 +85,7 @@ class custom_vjp(_Custom):
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args):
-        if self._plain(args):
+        if self._plain():
             return interpretable(self.fun)(*args)
         if self.fwd is None:
             raise TransformError(f"custom_vjp function {self.fun.__name__} has no rule",
@@ -149,4 +149,4 @@ def _over(func, n_own, own_outer, outer):
     return func
 
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "close"]
+__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat"]

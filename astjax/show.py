@@ -1,5 +1,12 @@
-"""`show` and `make_source`: the generated source of a transformed function."""
+"""`show` and `make_source`: the generated source of a transformed function; `show_passes`:
+the user's function after each signature-free source pass."""
+import inspect
+
+import libcst as cst
+
 from .errors import TransformError
+from .frontend.source import function_source
+from .rewriters.source.pipeline import show_passes as _show_passes
 
 
 def make_source(fun, *example_args, **example_kwargs) -> str:
@@ -17,4 +24,15 @@ def show(fun, *example_args, **example_kwargs) -> None:
     print(make_source(fun, *example_args, **example_kwargs))
 
 
-__all__ = ["make_source", "show", "TransformError"]
+def show_passes(fun) -> None:
+    """Print `fun`'s source after each source pass (break/continue flags, single return), the
+    form the interpreter then specialises."""
+    target = inspect.unwrap(getattr(fun, "fun", fun))
+    source = function_source(target)
+    if not isinstance(source.node, cst.FunctionDef):
+        print(source.file.module.code_for_node(source.node))
+        return
+    print(_show_passes(source.node, source.file.positions))
+
+
+__all__ = ["make_source", "show", "show_passes", "TransformError"]

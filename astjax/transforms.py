@@ -8,67 +8,14 @@ import functools
 
 import numpy as np
 
-from .core.bind import aval, bind, current_builder
-from .core.build import build_body
-from .core.closure import close, free_vars
+from . import control
+from .batching import vmap
+from .core.bind import Builder, aval, bind, building, current_builder
 from .core.inline import inline
-from .core.ir import Var
 from .errors import DtypeError, TransformError
-from .tree_util import leaf_paths, tree_flatten, tree_unflatten
-
-
-class Transformed:
-    def __init__(self, fun, kind: str):
-        self.fun, self.kind = fun, kind
-        functools.update_wrapper(self, fun, updated=())
-        self.__name__ = f"{kind}_{getattr(fun, '__name__', 'f')}".replace("<lambda>", "lambda")
-        self._jitted = None
-
-    def __call__(self, *args, **kwargs):
-        if current_builder() is not None:
-            return self.abstract_call(*args, **kwargs)
-        if self._jitted is None:
-            from .jit import JitFunction
-            self._jitted = JitFunction(self, (), ())
-        return self._jitted(*args, **kwargs)
-
-    @property
-    def source(self) -> str:
-        """The generated module of the last compilation (see JitFunction.source)."""
-        from .jit import JitFunction
-        return (self._jitted or JitFunction(self, (), ())).source
-
-    def abstract_call(self, *args, **kwargs):
-        raise NotImplementedError
-
-
-def interpretable(fun):
-    """User functions are interpreted from source, never run on abstract values."""
-    from .frontend.interpreter import as_interpretable
-    return as_interpretable(fun)
-
-
-def func_of(fun, args: tuple, name: str, kwargs=None):
-    """(core form of fun on these abstract args, its output treedef, outer Vars it reads).
-
-    The Func's parameters are the leaves of args, then one per captured outer Var."""
-    callee = interpretable(fun)
-    leaves, in_tree = tree_flatten(args)
-    hints = [v.hint if isinstance(v, Var) and v.hint else p for v, p in zip(leaves, leaf_paths(args))]
-    body = build_body(lambda *a: callee(*a, **(kwargs or {})), in_tree,
-                      [aval(x) for x in leaves], hints)
-    captured = free_vars(body.params, body.eqns, body.outs)
-    func = close(name, body.params, body.eqns, body.outs, captured, _loc_of(fun, body.eqns))
-    return func, body.out_tree, captured
-
-
-def _loc_of(fun, eqns):
-    """Where errors about `fun` point: its def line, else its last computed line."""
-    from .frontend.values import UserFunction
-    target = interpretable(fun)
-    if isinstance(target, UserFunction):
-        return target.source.loc()
-    return next((e.loc for e in reversed(eqns) if e.loc is not None), None)
+from .rewriters import ad
+from .staging import Transformed, func_of, interpretable
+from .tree_util import tree_flatten, tree_unflatten
 
 
 def _argnums(argnums, nargs) -> tuple:
@@ -90,7 +37,6 @@ class ValueAndGrad(Transformed):
         self.argnums, self.has_aux, self.value = argnums, has_aux, value
 
     def abstract_call(self, *args, **kwargs):
-        from .rewriters import ad as autodiff
         nums = _argnums(self.argnums, len(args))
         diff = tuple(args[n] for n in nums)
         label = f"{self.kind}({getattr(self.fun, '__name__', 'f')})"
@@ -100,9 +46,9 @@ class ValueAndGrad(Transformed):
         func, out_tree, captured = func_of(fun, diff, self.fun.__name__)
         value_atom = _scalar_output(func, out_tree, self.has_aux, label)
         n_diff = len(func.params) - len(captured)
-        vjp = autodiff.vjp_func(func, [True] * n_diff + [False] * len(captured))
+        vjp = ad.vjp_func(func, [True] * n_diff + [False] * len(captured))
         seeds = [np.ones((), value_atom.aval.dtype) if o is value_atom else _zeros(o)
-                 for o in func.outs if autodiff.differentiable(o)]
+                 for o in func.outs if ad.differentiable(o)]
         outs = inline(vjp, tree_flatten(diff)[0] + captured + seeds)
         forward, bars = outs[:len(func.outs)], outs[len(func.outs):]
         grads = tree_unflatten(tree_flatten(diff)[1], bars)
@@ -167,15 +113,14 @@ class _VJPApply(Transformed):
         self.__signature__ = _signature("primals", "cotangent")
 
     def abstract_call(self, primals, ct):
-        from .rewriters import ad as autodiff
         func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
         n = len(func.params) - len(captured)
-        vjp = autodiff.vjp_func(func, [autodiff.differentiable(p) for p in func.params[:n]]
+        vjp = ad.vjp_func(func, [ad.differentiable(p) for p in func.params[:n]]
                                 + [False] * len(captured))
         ct_leaves = tree_flatten(ct)[0]
-        seeds = [c for c, o in zip(ct_leaves, func.outs) if autodiff.differentiable(o)]
+        seeds = [c for c, o in zip(ct_leaves, func.outs) if ad.differentiable(o)]
         bars = iter(inline(vjp, tree_flatten(tuple(primals))[0] + captured + seeds)[len(func.outs):])
-        leaves = [next(bars) if autodiff.differentiable(p) else np.zeros(p.aval.shape, p.aval.dtype)
+        leaves = [next(bars) if ad.differentiable(p) else np.zeros(p.aval.shape, p.aval.dtype)
                   for p in func.params[:n]]
         return tree_unflatten(tree_flatten(tuple(primals))[1], leaves)
 
@@ -220,17 +165,16 @@ class _JVPApply(Transformed):
         self.__signature__ = _signature("primals", "tangents")
 
     def abstract_call(self, primals, tangents):
-        from .rewriters import ad as autodiff
         func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
         n = len(func.params) - len(captured)
-        jvp = autodiff.jvp_func(func)
+        jvp = ad.jvp_func(func)
         dots = [t for t, p in zip(tree_flatten(tuple(tangents))[0], func.params[:n])
-                if autodiff.differentiable(p)]
+                if ad.differentiable(p)]
         dots += [np.zeros(v.aval.shape, v.aval.dtype) for v in captured
-                 if autodiff.differentiable(v)]
+                 if ad.differentiable(v)]
         outs = inline(jvp, tree_flatten(tuple(primals))[0] + captured + dots)
         primal_out, dot_iter = outs[:len(func.outs)], iter(outs[len(func.outs):])
-        tangent_out = [next(dot_iter) if autodiff.differentiable(o)
+        tangent_out = [next(dot_iter) if ad.differentiable(o)
                        else np.zeros(o.aval.shape, o.aval.dtype) for o in func.outs]
         return tree_unflatten(out_tree, primal_out), tree_unflatten(out_tree, tangent_out)
 
@@ -270,9 +214,6 @@ class Jacobian(Transformed):
 
 def _map_rows(fn, rows):
     """fn applied to each row, stacked: batched by vmap, else a scan over the rows."""
-    from . import control
-    from .batching import vmap
-    from .core.bind import Builder, building
     outer = current_builder()
     trial = Builder()
     trial.loc, trial.note = outer.loc, outer.note

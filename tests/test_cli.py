@@ -357,3 +357,21 @@ def test_subcommand_help_and_version(args, expected, capsys):
 def test_no_command_prints_usage(capsys):
     assert main([]) == 2
     assert "usage: astjax" in capsys.readouterr().err
+
+
+def test_describe_names_every_stage_of_a_primitive():
+    proc = run_cli("describe", "scatter")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "lax.scatter: kind indexing"
+    stages = {line.split()[0]: line.split()[1] for line in lines[1:]}
+    assert stages["row"].startswith("astjax/core/prims/indexing.py:")
+    for stage, folder in [("jvp", "rewriters/ad/indexing.py"), ("vjp", "rewriters/ad/indexing.py"),
+                          ("batch", "rewriters/batching/indexing.py"),
+                          ("numba", "backends/numba/indexing.py")]:
+        assert stages[stage].startswith(f"astjax/{folder}:"), (stage, stages)
+
+
+def test_describe_refuses_an_unknown_primitive():
+    proc = run_cli("describe", "no_such_primitive")
+    assert proc.returncode == 2 and "no_such_primitive" in proc.stderr

@@ -1,4 +1,5 @@
 """Source passes, each checked as source before -> source after, and for equal results."""
+import importlib.util
 import textwrap
 
 import libcst as cst
@@ -196,3 +197,22 @@ def test_for_else_with_break_over_an_array(threshold):
     xs = np.array([0.1, 0.5, 0.9])
     got = astjax.jit(_for_else_break)(xs, np.float64(threshold))
     assert got == pytest.approx(_for_else_break(xs, threshold))
+
+
+def test_show_passes_prints_the_source_after_each_pass(tmp_path, capsys):
+    path = tmp_path / "passes.py"
+    path.write_text(textwrap.dedent("""
+        def f(x):
+            for i in range(3):
+                if x > 2.0:
+                    break
+                x = x * 2.0
+            return x
+    """))
+    spec = importlib.util.spec_from_file_location("passes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    astjax.show_passes(module.f)
+    out = capsys.readouterr().out
+    assert "# after LoopFlags" in out and "# after SingleReturn" in out
+    assert "_break_" in out.split("# after SingleReturn")[0]

@@ -62,6 +62,3 @@ def result_dtype(*avals: AVal) -> tuple:
 def is_float(dtype) -> bool:
     return np.dtype(dtype).kind in "fc"
 
-
-def canonical_dtype(dtype) -> np.dtype:
-    return np.dtype(dtype)

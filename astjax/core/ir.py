@@ -93,8 +93,6 @@ class Lit:
         return aval_of(self.value)
 
 
-Atom = Any  # Var | Lit
-
 
 @dataclass
 class Eqn:

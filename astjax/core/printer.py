@@ -104,9 +104,6 @@ class ModulePrinter:
         return repr(value)
 
 
-
-
-
 def _used_ids(func: Func) -> set:
     used = {o.id for o in func.outs if isinstance(o, Var)}
     for eqn in func.eqns:

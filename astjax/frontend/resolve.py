@@ -14,17 +14,28 @@ LIBRARY_PREFIXES = ("astjax", "numpy", "scipy", "math", "builtins", "operator", 
                     "itertools", "collections", "typing", "dataclasses", "_operator")
 
 
+# Modules that stand for others, registered by the layers above the front end (the API
+# package registers itself as "jax"), so the front end imports nothing above it.
+STANDS_FOR: dict = {}
+
+
+def register_module(name: str, module) -> None:
+    """Make user code's `import name` (or `jax.<name>` alias) mean `module`."""
+    STANDS_FOR[name] = module
+    module_map.cache_clear()
+
+
 @functools.lru_cache(maxsize=None)
 def module_map() -> dict:
     """Modules user code may import, mapped to the astjax module that stands for each."""
-    import astjax
     import astjax.lax
     import astjax.nn
     import astjax.numpy as jnp
     import astjax.tree_util
-    mapping = {"numpy": jnp, "numpy.linalg": jnp.linalg, "jax": astjax, "jax.numpy": jnp,
+    mapping = {"numpy": jnp, "numpy.linalg": jnp.linalg, "jax.numpy": jnp,
                "jax.numpy.linalg": jnp.linalg, "jax.lax": astjax.lax, "jax.nn": astjax.nn,
                "jax.tree_util": astjax.tree_util}
+    mapping.update(STANDS_FOR)
     return mapping
 
 

@@ -38,5 +38,11 @@ class UserFunction:
     def __name__(self) -> str:
         return self.source.name
 
+    @property
+    def parameter_names(self) -> list:
+        """The names of its positional parameters, as the user wrote them."""
+        params = getattr(getattr(self.node, "params", None), "params", ())
+        return [p.name.value for p in params]
+
     def __call__(self, *args, **kwargs):
         return self.interpreter.call_user(self, args, kwargs)

@@ -5,8 +5,8 @@ Each function is written once with `bind`, so it runs eagerly on NumPy arrays an
 Results and dtypes follow NumPy 2 (NEP 50), not JAX's float32 defaults: `zeros(3)` is float64,
 `mean` of ints is float64, float32 inputs stay float32.
 
-Eager results are plain `np.ndarray`s, which have no `.at`; use `jnp.at(x)[i].set(v)` there (inside
-compiled functions `x.at[i].set(v)` works directly).
+Eager results are astjax arrays (`astjax.core.array.Array`, a NumPy ndarray with JAX's `.at`
+updates and `block_until_ready`), so `x.at[i].set(v)` works eagerly as inside compiled functions.
 """
 import numpy as _np
 

@@ -7,6 +7,7 @@ literal), so its result is always an abstract array with the array methods (`.at
 """
 import numpy as np
 
+from ..core.prims.elementwise import broadcast_shapes
 from . import _util as u
 from ._util import bind
 
@@ -75,8 +76,7 @@ def full(shape, fill_value, dtype=None):
     dtype = u.dtype(dtype) if dtype is not None else np.result_type(u.aval(fill_value).dtype)
     if u.ndim(fill_value) == 0:
         return bind("full", fill_value, shape=shape, dtype=dtype.name)
-    from ._shape import broadcast_to
-    return broadcast_to(astype(fill_value, dtype), shape)
+    return _broadcast(astype(fill_value, dtype), shape)
 
 
 def zeros(shape, dtype=None):
@@ -169,14 +169,23 @@ def _grid(num, compute, extra_dims):
 
 
 def _broadcast_like(x, like):
-    from ._shape import broadcast_to
-    return broadcast_to(x, u.shape(like))
+    return _broadcast(x, u.shape(like))
+
+
+def _broadcast(x, shape):
+    """x broadcast to `shape` by NumPy's rules (trailing axes aligned)."""
+    old = u.shape(x)
+    if broadcast_shapes(old, shape) != tuple(shape) or len(old) > len(shape):
+        raise u.ShapeError(f"cannot broadcast an array of shape {old} to shape {tuple(shape)}")
+    dims = tuple(range(len(shape) - len(old), len(shape)))
+    return bind("broadcast_in_dim", x, shape=tuple(shape), broadcast_dimensions=dims)
 
 
 def _finish_linspace(out, dtype, compute, axis):
-    if axis != 0:
-        from ._shape import moveaxis
-        out = moveaxis(out, 0, axis)
+    if axis != 0:  # the new leading axis moves to `axis`
+        order = list(range(1, u.ndim(out)))
+        order.insert(u.normalize_axis(axis, u.ndim(out)), 0)
+        out = bind("transpose", out, permutation=tuple(order))
     dtype = compute if dtype is None else u.dtype(dtype)
     if dtype.kind in "iu":  # NumPy floors before casting to an integer dtype
         out = bind("floor", out)

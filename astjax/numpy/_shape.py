@@ -208,9 +208,8 @@ def _roll_axis(a, shift, axis):
     shift = int(shift) % n
     if shift == 0:
         return a
-    from ._joining import concatenate
-    return concatenate([_slice_axis(a, axis, n - shift, n), _slice_axis(a, axis, 0, n - shift)],
-                       axis)
+    return bind("concatenate", _slice_axis(a, axis, n - shift, n),
+                _slice_axis(a, axis, 0, n - shift), dimension=axis)
 
 
 def _slice_axis(a, axis, start, stop, step=1):

@@ -5,8 +5,8 @@ calls and a fused ``prange`` loop stays scalar.  Every function here is a
 ``numba.extending.intrinsic`` that emits branch-free LLVM IR straight into the caller
 (range reduction + polynomial, ``select`` for special cases, ``fma``, bit casts), so the
 loop vectoriser widens it to ``<16 x float>`` / ``<8 x double>`` on AVX-512.  The emitters
-live by family in vecmath_explog, vecmath_trig and vecmath_special (on the IR helpers of
-vecmath_ir); this module registers them and is the public API.
+live by family in `explog`, `trig` and `special` (on the IR helpers of `ir`; the vector
+variants in `variants`); this module registers them and is the public API.
 
 Contract
 --------
@@ -20,63 +20,10 @@ Contract
   Binary: arctan2 pow logaddexp logaddexp2 hypot
   Thin wrappers over LLVM intrinsics: sqrt abs floor ceil trunc rint copysign,
   minimum maximum (NaN-propagating, like NumPy), fmin fmax (NaN-ignoring).
-* Special values are those NumPy gives (IEEE/C99): nan in -> nan out; log(0) = -inf,
-  log(<0) = nan, log1p(-1) = -inf, erfinv(+-1) = +-inf, exp overflow -> inf, underflow
-  -> 0 with gradual denormals, sin(+-inf) = nan, signed zeros preserved by the odd
-  functions, atan2 follows C99 for zeros and infinities, pow follows C99 ``pow``, lgamma
-  is +inf at 0, the negative integers and +-inf (C99 and JAX; SciPy's gammaln(-inf) = -inf),
-  digamma is -inf/+inf at +0/-0 and nan at the negative integers and -inf (SciPy's).
-* Accuracy: max error in ulps of the correctly rounded result, measured (float32: 16M-point
-  sweeps incl. uniform samples of all bit patterns, vs float64 NumPy/libm; float64: ~30k
-  points vs mpmath at 113 bits; binary functions on random pairs + all pairs of specials).
-  tests/test_vecmath.py asserts <= 4 ulp everywhere (``ULP_BOUNDS``)::
-
-      function   f32   f64    function   f32   f64    function    f32   f64
-      exp        1.0   1.0    sin        0.5   1.0    arcsinh     2.0   1.5
-      exp2       1.1   1.1    cos        0.5   0.8    arccosh     2.8   2.6
-      expm1      1.4   1.7    tan        2.5   1.9    arctanh     2.0   1.5
-      log        0.8   0.8    arcsin     1.5   1.2    erf         1.7   1.6
-      log2       1.0   0.8    arccos     0.9   1.0    erfc        0.5   2.5
-      log10      0.9   0.8    arctan     0.8   0.7    erfinv      2.5   1.6
-      log1p      1.4   1.0    arctan2    1.5   1.2    cbrt        0.8   0.7
-      sinh       1.6   1.5    hypot      1.2   1.0    pow         0.5   1.0
-      cosh       1.4   1.3    logistic   2.3   1.9    logaddexp   2.3   1.6
-      tanh       2.3   2.0    softplus   2.0   1.6    logaddexp2  2.9   2.0
-      lgamma     0.5   2.5    digamma    0.5   2.5   (x > 0; x < 0 below)
-      sqrt, abs, floor, ceil, trunc, rint, copysign, minimum, maximum, fmin, fmax: exact.
-
-  Documented exceptions (tested): logaddexp/logaddexp2 (``ULP_CANCELLED``) compute
-  m + L, m = max(a, b), L = log1p(exp(-|a-b|)) as NumPy does; where the two terms have
-  opposite signs and cancel (|result| < max(|m|, L), which needs m in (-2, 0)) the error
-  is <= 3 ulps of max(|m|, L) rather than of the result.  For x < 0, lgamma is the
-  reflection L - lgamma(-x), L = log(pi/|x sin(pi x)|) (L in double-word), and digamma is
-  digamma(1 - x) - pi cot(pi x); both cancel next to each of their zeros on the negative
-  axis, so there the error is <= 4 ulps of the largest of the result and the two terms
-  (measured: lgamma 0.5 / 3.2, digamma 0.5 / 2.9), as tests/test_vecmath.py asserts.
-* The IR carries only the ``contract`` fast-math flag, so results do not change when the
-  calling loop is compiled with ``fastmath=True`` (Numba's fastmath pass leaves flagged
-  instructions alone).  What fastmath does to the caller's own ops is the caller's business:
-  with ``nnan``/``ninf`` there, LLVM may assume the *argument* is finite.
-* float32 stays float32 except where float64 is the accurate choice: pow (|y log x| needs
-  ~40 bits), erfc, lgamma, digamma and the trig reduction evaluate in float64.  They still
-  take and return float32 (the loop then runs 8 lanes per op for those parts).
-* sin, cos, tan, float32 pow, lgamma and digamma are *calls* rather than inline code: a
-  scalar function whose vector versions (``vector-function-abi-variant``, see
-  vecmath_variants) run a cheap path and branch, once per vector, to the full algorithm only
-  when some lane needs it.  For trig the cheap path is Cody-Waite reduction for |x| < 2**28
-  (float32: reduce mod pi in double, one polynomial, sign from the quotient's parity); the
-  full one is Payne-Hanek, correct for every finite x (float32: the exact 64-bit-integer
-  product with a window of 2/pi cut out of constants, no table; float64: a 2048 x 4 double
-  table).  For float32 pow the cheap path is plain-double log and exp for normal x > 0,
-  finite y and a normal result; other lanes take the float64 C99 algorithm.  float32
-  lgamma and digamma have a cheap path for -4 < x < inf in plain double: the recurrence
-  instead of the reflection for x < 0, one log and one polynomial per lane (digamma: plus one
-  division), 0.51 ulp; float64 lgamma and digamma skip the reflection for vectors of
-  positive arguments.  The full algorithm is a function
-  of its own, so its constants do not crowd the cheap path's registers.
-* Performance: see bench/vecmath_bench.py.  Everything vectorises (tests assert it on a
-  fused loop over every function); cost per element is a few ns at most (lgamma, digamma
-  and erfinv: several).
+* Special values, accuracy (measured ulps per function and dtype, and the documented
+  exceptions), fast-math behaviour, which float32 functions compute in float64, and the
+  cheap-path calls of sin/cos/tan/pow/lgamma/digamma: ACCURACY.md beside this file.
+  tests/test_vecmath.py asserts the bounds stated there.
 
 Signatures (``T`` is float32 or float64; ints/bools -> float64)::
 

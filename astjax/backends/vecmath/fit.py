@@ -58,6 +58,7 @@ if __name__ == "__main__":
     f32, f64 = np.float32, np.float64
     ln2h = float(mp.log(2)) / 2 + 1e-3
     # exp: e^r = 1 + r + r^2 * P(r)
-    g = lambda r: (mp.exp(r) - 1 - r) / r**2 if r != 0 else mp.mpf(0.5)
+    def g(r):
+        return (mp.exp(r) - 1 - r) / r**2 if r != 0 else mp.mpf(0.5)
     print("exp32", fit(g, -ln2h, ln2h, 5, f32, weight=lambda r: r * r / mp.exp(r)))
     print("exp64", fit(g, -ln2h, ln2h, 10, f64, weight=lambda r: r * r / mp.exp(r)))

@@ -15,7 +15,6 @@ mixed into an expression become constants of the *other operand's* type, so one 
 text serves float32 and float64 without promoting either, and scalars and vectors alike
 (the vector versions in vecmath_variants are emitted from the same code).
 """
-import struct
 
 import numpy as np
 from llvmlite import ir
@@ -364,7 +363,3 @@ def load_table(builder, table, idx):
         out = builder.insert_element(out, builder.load(ptr), k)
     return V(builder, out)
 
-
-def f32_bits(c):
-    """The float32 nearest c, as a Python float (exact)."""
-    return struct.unpack("f", struct.pack("f", c))[0]

@@ -14,7 +14,7 @@
 from astjax.core.bind import bind
 from astjax.core.build import build_func
 from astjax.core.inline import inline
-from astjax.core.ir import Func
+from astjax.core.ir import Func, Var
 from astjax.errors import TransformError
 
 from .util import batched as to_batched
@@ -110,12 +110,20 @@ def _masked_loop(cond_b: Func, body_b: Func, flags, passthrough) -> tuple:
     def step(*carry):
         old, running = list(carry[:-1]), carry[-1]
         new = inline(body_b, old)
-        kept = [bind("select", lane_mask(running, n), n, o) if f and not p else o
+        kept = [_frozen(running, n, o) if f and not p else o
                 for n, o, f, p in zip(new, old, flags, passthrough)]
         return kept + [inline(cond_b, kept)[0]]
 
     return (build_func(cond_b.name, avals, hints, any_lane),
             build_func(body_b.name, avals, hints, step))
+
+
+def _frozen(running, new, old):
+    """The new carry on running lanes, the old one on finished lanes (named as the carry)."""
+    kept = bind("select", lane_mask(running, new), new, old)
+    if isinstance(kept, Var) and isinstance(old, Var):
+        kept.hint = old.hint
+    return kept
 
 
 @BATCH.register("while_loop_taped")

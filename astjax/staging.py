@@ -1,0 +1,67 @@
+"""Staging a Python function into core form: what every transformation of the API shares.
+
+`Transformed` is the base of grad, vmap, custom derivatives...: called inside a function being
+compiled it inlines its core form (`abstract_call`); called from Python it is compiled once per
+signature by `jit` and run. `func_of` specialises a function to core form on abstract arguments
+(user functions are interpreted from their source, never run on abstract values).
+"""
+import functools
+
+from .core.bind import aval, current_builder
+from .core.build import build_body
+from .core.closure import close, free_vars
+from .core.ir import Var
+from .frontend.interpreter import as_interpretable
+from .frontend.values import UserFunction
+from .jit import JitFunction
+from .tree_util import leaf_paths, tree_flatten
+
+
+class Transformed:
+    def __init__(self, fun, kind: str):
+        self.fun, self.kind = fun, kind
+        functools.update_wrapper(self, fun, updated=())
+        self.__name__ = f"{kind}_{getattr(fun, '__name__', 'f')}".replace("<lambda>", "lambda")
+        self._jitted = None
+
+    def __call__(self, *args, **kwargs):
+        if current_builder() is not None:
+            return self.abstract_call(*args, **kwargs)
+        if self._jitted is None:
+            self._jitted = JitFunction(self, (), ())
+        return self._jitted(*args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        """The generated module of the last compilation (see JitFunction.source)."""
+        return (self._jitted or JitFunction(self, (), ())).source
+
+    def abstract_call(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+def interpretable(fun):
+    """User functions are interpreted from source, never run on abstract values."""
+    return as_interpretable(fun)
+
+
+def func_of(fun, args: tuple, name: str, kwargs=None):
+    """(core form of fun on these abstract args, its output treedef, outer Vars it reads).
+
+    The Func's parameters are the leaves of args, then one per captured outer Var."""
+    callee = interpretable(fun)
+    leaves, in_tree = tree_flatten(args)
+    hints = [v.hint if isinstance(v, Var) and v.hint else p for v, p in zip(leaves, leaf_paths(args))]
+    body = build_body(lambda *a: callee(*a, **(kwargs or {})), in_tree,
+                      [aval(x) for x in leaves], hints)
+    captured = free_vars(body.params, body.eqns, body.outs)
+    func = close(name, body.params, body.eqns, body.outs, captured, _loc_of(fun, body.eqns))
+    return func, body.out_tree, captured
+
+
+def _loc_of(fun, eqns):
+    """Where errors about `fun` point: its def line, else its last computed line."""
+    target = interpretable(fun)
+    if isinstance(target, UserFunction):
+        return target.source.loc()
+    return next((e.loc for e in reversed(eqns) if e.loc is not None), None)
