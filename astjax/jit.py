@@ -12,7 +12,9 @@ import types
 import numpy as np
 
 from .core.array import as_array
+from .core.bind import current_builder
 from .errors import StaticArgumentError, TransformError
+from .frontend.interpreter import as_interpretable
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
 
 log = logging.getLogger("astjax")
@@ -53,16 +55,24 @@ class JitFunction:
         self.fun, self.backend = fun, backend
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
+        self._fast: dict = {}  # (shape, dtype) per argument -> entry, for calls on plain arrays
         self._signature = None
         self.last = None
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
-        from .core.bind import current_builder
         if current_builder() is not None:  # jit inside a function being compiled: inline it
-            from .frontend.interpreter import as_interpretable
             return as_interpretable(self.fun)(*args, **kwargs)
+        if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
+            entry = self._fast.get(_array_key(args))
+            if entry is not None and entry.stale_reason() is None:
+                self.last = entry
+                return entry.run(args)
         entry, leaves = self.lookup(args, kwargs)
+        if not kwargs and len(leaves) == len(args) and all(a is b for a, b in zip(leaves, args)):
+            key = _array_key(args)  # every argument is itself one dynamic array leaf
+            if key is not None:
+                self._fast[key] = entry
         return entry.run(leaves)
 
     def lookup(self, args, kwargs):
@@ -149,6 +159,18 @@ def _same(current, value) -> bool:
         except Exception:
             return False
     return False
+
+
+def _array_key(args):
+    """(shape, dtype) of each argument when all are NumPy arrays (astjax's included), else None.
+
+    Such a call has one dynamic leaf per argument, so this key decides the entry as the full
+    key (tree, leaf signatures, static values) does."""
+    try:
+        return tuple((a.shape, a.dtype) for a in args if isinstance(a, np.ndarray)) \
+            if all(isinstance(a, np.ndarray) for a in args) else None
+    except TypeError:
+        return None
 
 
 def _leaf_signature(x):
