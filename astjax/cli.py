@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     transform.add_argument("files", nargs="+", metavar="FILE", help="Python source files (.py)")
     transform.add_argument("-o", "--output", default="astjax_out", metavar="DIR",
                            help="folder for the generated modules (default: %(default)s)")
+    transform.add_argument("--signature", action="append", default=[], metavar="SIG",
+                           help="compile a function ahead of time for these argument types, "
+                                "e.g. 'loss(f32[d], f32[n, d])' (repeatable; jaxtyping "
+                                "annotations in the source do the same)")
     transform.set_defaults(handler=run_transform)
     run = commands.add_parser(
         "run", help="run a JAX program on astjax (import jax gives astjax)",
@@ -121,7 +125,7 @@ def run_program(args) -> int:
 def run_transform(args) -> int:
     from .core.files import write_atomic
     jobs = plan_outputs(args.files, args.output)
-    modules = generate_all(jobs)
+    modules = generate_all(jobs, _signatures(args.signature))
     for (_, out), code in zip(jobs, modules):
         try:
             write_atomic(out, code)
@@ -168,7 +172,18 @@ def _check_input(path: str) -> None:
         raise UsageError(f"{path}: expected a Python source file ending in .py")
 
 
-def generate_all(jobs: list) -> list:
+def _signatures(texts: list) -> dict:
+    """{function name: signature text} from the --signature options."""
+    out = {}
+    for text in texts:
+        name = text.split("(", 1)[0].strip()
+        if not name.isidentifier() or "(" not in text:
+            raise UsageError(f"--signature {text!r}: write it as name(f32[n, d], f32[], ...)")
+        out[name] = text
+    return out
+
+
+def generate_all(jobs: list, signatures: dict = None) -> list:
     """The generated code for each job; a Failure listing every input that does not parse."""
     from .transform_file import generate
     show_progress = len(jobs) > 1 and sys.stderr.isatty()
@@ -178,7 +193,7 @@ def generate_all(jobs: list) -> list:
             print(f"[{i}/{len(jobs)}] {path}", file=sys.stderr)
         source = _read(path)
         try:
-            generated = generate(source, path)
+            generated = generate(source, path, signatures)
         except cst.ParserSyntaxError as err:
             errors.append(_syntax_message(path, source, err))
             continue

@@ -13,7 +13,7 @@ from .core.closure import close, free_vars
 from .core.ir import Var
 from .frontend.interpreter import as_interpretable
 from .frontend.values import UserFunction
-from .jit import JitFunction
+from .compiled import JitFunction
 from .tree_util import leaf_paths, tree_flatten
 
 

@@ -122,7 +122,7 @@ def test_make_source_for_example_arguments():
 
 def test_repeat_calls_on_plain_arrays_skip_argument_binding(monkeypatch):
     import sys
-    jit_module = sys.modules["astjax.jit"]
+    jit_module = sys.modules["astjax.compiled"]
 
     def scale(x, y):
         return x * y + 1.0

@@ -386,3 +386,33 @@ def _render(terms: dict, name) -> str:
     for neg, text in rest:
         out += f" - {text}" if neg else f" + {text}"
     return out
+
+
+# ---------------------------------------------------------------- slices of symbolic sizes
+def slice_indices(slc: slice, length) -> tuple:
+    """`slc.indices(length)` for a length that may be symbolic: (start, stop, step), each
+    clamped as Python clamps them (a comparison with the length that depends on it is a fact)."""
+    step = 1 if slc.step is None else _pin(slc.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    low, high = (0, length) if step > 0 else (-1, length - 1)
+
+    def bound(value, default):
+        if value is None:
+            return default
+        value = _pin(value)
+        if value < 0:
+            value = value + length
+            return low if value < low else value
+        return high if value > high else value
+
+    return bound(slc.start, low if step > 0 else high), \
+        bound(slc.stop, high if step > 0 else low), step
+
+
+def slice_length(start, stop, step):
+    """len(range(start, stop, step)) for bounds that may be symbolic."""
+    span = stop - start if step > 0 else start - stop
+    size = abs(step)
+    count = (span + size - 1) // size
+    return count if count > 0 else 0

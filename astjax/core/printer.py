@@ -48,9 +48,10 @@ def _identifier(text: str) -> str:
 class ModulePrinter:
     """Prints one top-level Func (and its nested ones) plus the constants it needs."""
 
-    def __init__(self):
+    def __init__(self, lax: str = "lax", np: str = "np", const_prefix: str = "_c"):
         self.consts: dict = {}
         self.sizes: dict = {}  # symbol -> the name the generated code reads its size from
+        self.lax, self.np, self.const_prefix = lax, np, const_prefix  # names the code uses
 
     def literal(self, value) -> str:
         if isinstance(value, DimExpr):
@@ -58,19 +59,22 @@ class ModulePrinter:
         if isinstance(value, np.ndarray) and value.ndim == 0:
             return self.literal(value[()])
         if isinstance(value, np.ndarray):
-            name = f"_c{len(self.consts)}"
+            name = f"{self.const_prefix}{len(self.consts)}"
             self.consts[name] = value
             return name
         if isinstance(value, np.generic):
-            return f"np.{value.dtype.name}({_scalar(value.item())})"
-        return _scalar(value)
+            return f"{self.np}.{value.dtype.name}({self.scalar(value.item())})"
+        return self.scalar(value)
+
+    def scalar(self, value) -> str:
+        return _scalar(value).replace("np.", f"{self.np}.")
 
     def atom(self, atom, namer: Namer) -> str:
         return namer[atom] if isinstance(atom, Var) else self.literal(atom.value)
 
     def func(self, func: Func, indent: str = "", namer: Namer = None, fname: str = None) -> list:
         top = namer is None
-        namer = namer or Namer(self.sizes.values())
+        namer = namer or Namer(self.taken())
         params = [namer.bind(v, "x") for v in func.params]
         lines = [f"{indent}def {fname or func.name}({', '.join(params)}):"]
         body = indent + "    "
@@ -89,7 +93,7 @@ class ModulePrinter:
         lines, fn_names = [], {}
         for sub in sub_funcs(eqn):
             fn_names[id(sub)] = name = namer.fresh(sub.name)
-            lines += self.func(sub, indent, Namer(self.sizes.values()), name)
+            lines += self.func(sub, indent, Namer(self.taken()), name)
         args = [self.atom(a, namer) for a in eqn.ins]
         call = _CALL_FORMS.get(eqn.prim, _plain_call)(eqn, args, fn_names, self)
         outs = [namer.bind(v, eqn.prim) if v.id in used or len(eqn.outs) == 1 else "_"
@@ -97,6 +101,10 @@ class ModulePrinter:
         target = f"{', '.join(outs)} = " if outs else ""
         lines.append(f"{indent}{target}{call}{comment}")
         return lines
+
+    def taken(self) -> list:
+        """Names a body may not give a value: the sizes and the modules the code calls."""
+        return list(self.sizes.values()) + [self.lax, self.np]
 
     def size_lines(self, func: Func, namer: Namer, indent: str) -> list:
         """`x_dim0 = x.shape[0]` for every symbolic size the function's code spells out."""
@@ -122,7 +130,7 @@ class ModulePrinter:
         if isinstance(value, np.dtype):
             return repr(value.name)
         if isinstance(value, float):
-            return _scalar(value)
+            return self.scalar(value)
         return repr(value)
 
 
@@ -162,27 +170,27 @@ def _used_ids(func: Func) -> set:
 
 def _plain_call(eqn, args, fn_names, printer) -> str:
     params = [f"{k}={printer.param(v, fn_names)}" for k, v in eqn.params.items()]
-    return f"lax.{eqn.prim}({', '.join(args + params)})"
+    return f"{printer.lax}.{eqn.prim}({', '.join(args + params)})"
 
 
 def _cond_call(eqn, args, fn_names, printer) -> str:
     then_fn, else_fn = (fn_names[id(b)] for b in eqn.params["branches"])
-    return f"lax.cond({', '.join([args[0], then_fn, else_fn] + args[1:])})"
+    return f"{printer.lax}.cond({', '.join([args[0], then_fn, else_fn] + args[1:])})"
 
 
 def _switch_call(eqn, args, fn_names, printer) -> str:
     branches = printer.param(eqn.params["branches"], fn_names)
-    return f"lax.switch({', '.join([args[0], branches] + args[1:])})"
+    return f"{printer.lax}.switch({', '.join([args[0], branches] + args[1:])})"
 
 
 def _while_call(eqn, args, fn_names, printer) -> str:
     fns = [fn_names[id(eqn.params["cond"])], fn_names[id(eqn.params["body"])]]
-    return f"lax.{eqn.prim}({', '.join(fns + args)})"
+    return f"{printer.lax}.{eqn.prim}({', '.join(fns + args)})"
 
 
 def _scan_call(eqn, args, fn_names, printer) -> str:
     params = [f"{k}={printer.param(v, fn_names)}" for k, v in eqn.params.items() if k != "body"]
-    return f"lax.scan({', '.join([fn_names[id(eqn.params['body'])]] + args + params)})"
+    return f"{printer.lax}.scan({', '.join([fn_names[id(eqn.params['body'])]] + args + params)})"
 
 
 _CALL_FORMS = {"cond": _cond_call, "switch": _switch_call, "while_loop": _while_call,
@@ -209,8 +217,9 @@ def _scalar(value) -> str:
     return repr(value)
 
 
-def print_func(func: Func) -> tuple:
-    """(source text of `func` as a Python def, {const name: array})."""
-    printer = ModulePrinter()
+def print_func(func: Func, **names) -> tuple:
+    """(source text of `func` as a Python def, {const name: array}); `names` may rename what
+    the code calls `lax`, `np` and its constants (`const_prefix`)."""
+    printer = ModulePrinter(**names)
     lines = printer.func(func)
     return "\n".join(lines) + "\n", printer.consts

@@ -56,6 +56,11 @@ def parse_file(path: str) -> ParsedFile:
     return parsed
 
 
+def parse_text(path: str, text: str) -> ParsedFile:
+    """`text` parsed as the file at `path` (for source that is not read from disk here)."""
+    return _parse(path, text, hashlib.sha256(text.encode()).hexdigest())
+
+
 def _parse(path: str, text: str, digest: str) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     meta = wrapper.resolve_many([PositionProvider, ScopeProvider, ParentNodeProvider,

@@ -98,10 +98,20 @@ def specialize(fn, bound, static, symbolic: bool = False) -> Specialized:
     abstract = tree_unflatten(tree, params)
     for name, value in zip([k for k in bound.arguments if k not in static], abstract):
         bound.arguments[name] = value
+    return _specialized(fn, params, bound.args, bound.kwargs)
+
+
+def specialize_abstract(fn, params: list) -> Specialized:
+    """`fn` specialised to abstract positional arguments given as Vars (their avals may hold
+    symbolic sizes): what `astjax transform` compiles from a signature."""
+    return _specialized(fn, list(params), tuple(params), {})
+
+
+def _specialized(fn, params: list, args, kwargs) -> Specialized:
     builder = Builder()
     with Interpreter(Context()) as interp, building(builder):
         callee = as_interpretable(fn)
-        result = callee(*bound.args, **bound.kwargs)
+        result = callee(*args, **kwargs)
     out_leaves, out_tree = tree_flatten(result)
     outs, out_static = [], {}
     for i, leaf in enumerate(out_leaves):

@@ -12,6 +12,7 @@ abstract index is clamped (JAX drops such updates); static out-of-range ints rai
 import math
 import numpy as np
 
+from ..core.dims import slice_indices, slice_length
 from . import _util as u
 from ..core.array import Array
 from ..core.bind import eager
@@ -92,7 +93,7 @@ def update(x, index, values, mode):
 
 
 def _is_block(entries) -> bool:
-    return all(e.kind in (INT, DYNAMIC, NEW) or e.kind == SLICE and e.value.indices(e.size)[2] == 1
+    return all(e.kind in (INT, DYNAMIC, NEW) or e.kind == SLICE and slice_indices(e.value, e.size)[2] == 1
                for e in entries)
 
 
@@ -121,7 +122,7 @@ def _as_block(values, selected_shape, sizes, scalar_ok):
 
 def _block_start(e):
     if e.kind == SLICE:
-        return e.value.indices(e.size)[0]
+        return slice_indices(e.value, e.size)[0]
     if e.kind == INT:
         from ._indexing import _static_int
         return _static_int(e)
@@ -130,7 +131,7 @@ def _block_start(e):
 
 def _block_size(e) -> int:
     if e.kind == SLICE:
-        return len(range(*e.value.indices(e.size)))
+        return slice_length(*slice_indices(e.value, e.size))
     return 1
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.dims import slice_indices, slice_length
 from . import _util as u
 from ._creation import _as_operand, asarray
 from ._util import bind
@@ -134,12 +135,13 @@ def getitem(x, index):
 
 def _slice_bounds(e: Entry):
     """(start, limit, stride, reversed) selecting e's slice, after reversing the axis if needed."""
-    start, stop, step = e.value.indices(e.size)
-    count = len(range(start, stop, step))
-    if step < 0:
+    start, stop, step = slice_indices(e.value, e.size)
+    count = slice_length(start, stop, step)
+    flipped = step < 0
+    if flipped:
         start, step = e.size - 1 - start, -step
     limit = start + (count - 1) * step + 1 if count else start
-    return start, limit, step, e.value.indices(e.size)[2] < 0
+    return start, limit, step, flipped
 
 
 def _apply_slices(x, entries):

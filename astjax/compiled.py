@@ -1,5 +1,8 @@
 """`jit`: specialise per abstract signature, compile with a backend, cache, never serve stale.
 
+(This module is `compiled`, not `jit`, so that importing it never hides the function
+`astjax.jit` behind a module of the same name.)
+
 The cache key is the pytree structure of the dynamic arguments, each leaf's (shape, dtype,
 weak type) and the values of static arguments. An entry also remembers every global and
 closure value the specialisation read; if any has been rebound since, the entry is rebuilt on

@@ -11,7 +11,7 @@ from .rewriters.source.pipeline import show_passes as _show_passes
 
 def make_source(fun, *example_args, **example_kwargs) -> str:
     """The generated module for `fun` specialised to these example arguments."""
-    from .jit import JitFunction, jit
+    from .compiled import JitFunction, jit
     jitted = fun if isinstance(fun, JitFunction) else jit(fun)
     if not example_args and not example_kwargs:
         return jitted.source
