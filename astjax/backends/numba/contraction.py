@@ -4,8 +4,9 @@ import numpy as np
 
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
-from .emit import LOWER, as_dtype, dtype_text, product, tuple_text
+from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import out_aval, shape_text
+from .values import View
 
 
 def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines: list) -> str:
@@ -40,6 +41,9 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     contracted, free); each of left/right is (name, aval, axes, axes, axes) in that order."""
     a, aa, *a_groups = left
     b, ba, *b_groups = right
+    plain = _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines)
+    if plain is not None:
+        return plain
     a3 = _matmul_layout(fe, a, aa, dtype, sum(a_groups, []), a_groups, lines)
     b3 = _matmul_layout(fe, b, ba, dtype, sum(b_groups, []), b_groups, lines)
     result = fe.fresh(base + "_3d")
@@ -53,6 +57,36 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
+    return result
+
+
+def _as_matrix(name: str, aval, groups: list):
+    """A 2-D operand (or a vector) for np.dot with no copy: itself or its transpose (np.dot
+    reads F-contiguous arrays as they are), or None when its layout needs a copy."""
+    batch, first, second = groups
+    if batch or aval.ndim > 2 or np.dtype(aval.dtype).kind != "f" or aval.dtype.itemsize < 4:
+        return None
+    order = first + second
+    if aval.ndim == 1:
+        return name if len(order) == 1 else None
+    if sorted(order) != [0, 1] or len(first) != 1:
+        return None
+    return name if order == [0, 1] else f"{name}.T"
+
+
+def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
+    """A product without batch axes of two matrices (or vectors) of the result's float dtype:
+    one np.dot on the operands or their transposes, no copies.  Else None."""
+    if aa.dtype != dtype or ba.dtype != dtype or not aa.shape or not ba.shape:
+        return None
+    left = _as_matrix(a, aa, a_groups)
+    right = _as_matrix(b, ba, b_groups)
+    if left is None or right is None or (aa.ndim == 1 and ba.ndim == 1):
+        return None
+    result = fe.fresh(base + "_2d")
+    m = product([str(aa.shape[j]) for j in a_groups[1]]) if a_groups[1] else "1"
+    n = product([str(ba.shape[j]) for j in b_groups[2]]) if b_groups[2] else "1"
+    lines.append(f"{result} = np.dot({left}, {right}).reshape((1, {m}, {n}))")
     return result
 
 
@@ -144,3 +178,80 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
 
 
 LOWER.set("einsum", lower_einsum)
+
+
+# ---------------------------------------------------------------- small contractions inline
+SMALL_CONTRACTION = 16  # at most this many products per element: a sum in the loop, no BLAS
+SMALL_WORK = 8192  # ... unless the whole product is bigger than this (BLAS pays then)
+
+
+def _product_view(fe, eqn, values, inputs, output, sizes):
+    """A contraction of labelled operands as a view: each element the sum over the summed
+    labels (few) of the product of the operands' elements."""
+    out = out_aval(eqn)
+    summed = [lab for lab in sizes if lab not in output]
+    count = int(np.prod([sizes[lab] for lab in summed], dtype=np.int64))
+    if any(d < 0 for v in values for d in v.shape) or count > SMALL_CONTRACTION:
+        return None
+    if count > 2 and count * out.size > SMALL_WORK:
+        return None  # a matrix product worth BLAS
+    combos = [dict(zip(summed, ks)) for ks in np.ndindex(*[sizes[lab] for lab in summed])]
+
+    def element(index, reader):
+        at = dict(zip(output, index))
+        terms = []
+        for combo in combos:
+            where = {**at, **combo}
+            factors = [cast(reader(v, [where[lab] if d != 1 else 0 for lab, d in
+                                       zip(labels, v.shape)]), a.aval.dtype, out.dtype)
+                       for v, labels, a in zip(values, inputs, eqn.ins)]
+            terms.append(" * ".join(factors))
+        if not terms:
+            return scalar_literal(0, out.dtype)
+        return "(" + " + ".join(terms) + ")" if len(terms) > 1 else terms[0]
+    return View(out, element, values)
+
+
+def view_dot_general(fe, eqn, values):
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    a, b = values
+    a_labels, b_labels = [None] * len(a.shape), [None] * len(b.shape)
+    output = []
+    for k, (i, j) in enumerate(zip(lb, rb)):
+        a_labels[i] = b_labels[j] = f"b{k}"
+        output.append(f"b{k}")
+    for k, (i, j) in enumerate(zip(lc, rc)):
+        a_labels[i] = b_labels[j] = f"c{k}"
+    for i in range(len(a.shape)):
+        if a_labels[i] is None:
+            a_labels[i] = f"l{i}"
+            output.append(a_labels[i])
+    for j in range(len(b.shape)):
+        if b_labels[j] is None:
+            b_labels[j] = f"r{j}"
+            output.append(b_labels[j])
+    sizes = {}
+    for labels, v in ((a_labels, a), (b_labels, b)):
+        for lab, d in zip(labels, v.shape):
+            sizes[lab] = max(sizes.get(lab, 1), d)
+    return _product_view(fe, eqn, values, [a_labels, b_labels], output, sizes)
+
+
+def view_einsum(fe, eqn, values):
+    subscripts = eqn.params["subscripts"]
+    lhs, _, rhs = subscripts.partition("->")
+    terms = lhs.split(",")
+    avals = [a.aval for a in eqn.ins]
+    ellipsis = max([a.ndim - len(t.replace("...", "")) for t, a in zip(terms, avals)
+                    if "..." in t] + [0])
+    inputs = [_einsum_labels(t, a.ndim, ellipsis) for t, a in zip(terms, avals)]
+    output = _einsum_output(inputs, rhs if "->" in subscripts else None, ellipsis)
+    sizes: dict = {}
+    for labels, a in zip(inputs, avals):
+        for label, d in zip(labels, a.shape):
+            sizes[label] = max(sizes.get(label, 1), d)
+    return _product_view(fe, eqn, values, inputs, output, sizes)
+
+
+VIEW.set("dot_general", view_dot_general)
+VIEW.set("einsum", view_einsum)

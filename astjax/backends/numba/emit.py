@@ -1,127 +1,88 @@
-"""Core form -> the text of a Numba module: one `@njit` function per `Func`, fused loops inside.
+"""Core form -> the text of a Numba module: one `@njit` function per top-level `Func`, its
+branches and loop bodies inlined, its array work fused into loop nests.
 
-Contract of the generated code
-------------------------------
-* A value of shape () is a Numba *scalar* of exactly its aval's dtype; every other value is a
-  C-contiguous array of its aval's dtype and shape (the caller passes contiguous arrays, and
-  every lowering that could make a strided view copies it with `np.ascontiguousarray`).
-  Arrays are never written after they are produced, so aliasing between values is harmless.
-* Maximal runs of elementwise equations sharing one output shape S become one loop over the
-  flattened arrays (`numba.prange` when S is large, `range` otherwise).  Inside the loop each
-  value is a scalar named `<name>_i`; only values used after the run are stored to memory.
-* Dtypes are the avals': literals are typed (`np.float32(2.0)`), operands are cast to the
-  dtype the operation computes in, results narrower than Numba's arithmetic are cast back.
+The fusion plan
+---------------
+A Func's equations are read in order and each value gets one of three forms
+(`values.py`): *unrolled* (static size <= 16, one scalar local per element), an *array* in
+memory, or a *view* (an index map read where it is used).  Equations are partitioned so:
 
-Lowerings live in two tables, filled by one module per primitive kind:
-    SCALAR, for elementwise primitives: `rule(op: ScalarOp) -> str`, a scalar expression;
-    LOWER, for the others: `rule(fe: FuncEmitter, eqn, ins: [str], outs: [str]) -> [str]`,
-    source lines (relative indentation of four spaces per level) binding every name in `outs`.
+1. Elementwise equations, reductions and index maps of values that are being computed join a
+   loop nest (`nest.py`) whose domain is their shape.  A nest is one loop per domain axis;
+   with row reductions (over the trailing axes k..) it is a loop over the rows (axes ..k)
+   holding at most a few *passes* over each row: a pass computes what the previous passes'
+   reductions allow, so mean, variance, normalisation, affine and activation of a row are one
+   loop nest.  Equations that read no value of an open nest do not close it (they are
+   emitted ahead of it), so independent work does not split a nest.
+2. broadcast_in_dim, reshape, transpose, slice, rev, squeeze, expand_dims, pad, concatenate,
+   iota, full, dynamic_slice and gathers with static structure become index maps (views): no
+   code, a read at the mapped index in the loop that consumes them.  A view whose operand is
+   a member of an open nest and that only renames axes (size-1 reshapes, broadcasts,
+   transposes) is an alias inside the nest; one that moves elements closes the nest first.
+3. Values of static size <= 16 are unrolled: elementwise work, slicing, stacking,
+   concatenation, reductions and small contractions on them are scalar statements.
+4. Everything else is *opaque*: its `LOWER` rule gets materialised operands (C-contiguous
+   arrays, or scalars) and binds materialised results.  Control flow (`EMIT` rules) is
+   inlined: `if`, `while` and `for` statements in the same function, loop carries in locals
+   (scalars for unrolled carries), scan outputs and reverse-mode tapes written into arrays
+   allocated before the loop.
+
+When a value is materialised (the stated rule): a member of a nest is stored to memory only
+when something outside its nest reads it (a later nest, an opaque equation, control flow, the
+function's result); an unrolled value only when it is read at a run-time index or handed to
+an opaque equation; a view only when an opaque equation or control flow needs an array (then
+it is copied once, by a loop).  Nothing is stored because it is read twice: inside a nest a
+value is a local, recomputed in a later pass rather than stored.
+
+Calling convention
+------------------
+The generated top-level function takes C-contiguous arrays and, for 0-d parameters, scalars
+of the parameter's dtype, and returns a tuple (a bare value for one result) of C-contiguous
+arrays and scalars of the result avals' dtypes.  Arrays it returns or receives are never
+written after they are produced, so aliasing between values is harmless.  Dtypes are the
+avals': literals are typed (`np.float32(2.0)`), operands are cast to the dtype the operation
+computes in, results narrower than Numba's arithmetic are cast back.
+
+Rule tables, filled by one module per primitive kind:
+    SCALAR, elementwise primitives: `rule(op: ScalarOp) -> str`, a scalar expression;
+    LOWER, every other primitive without an EMIT rule (the opaque path, always correct):
+        `rule(fe, eqn, ins: [str], outs: [str]) -> [str]`, source lines (relative
+        indentation of four spaces per level) binding every name in `outs`;
+    VIEW (optional, shape/creation/indexing): `rule(fe, eqn, operands: [Value]) -> Value`
+        or None to fall back to LOWER;
+    EMIT (control flow, calls): `rule(fe, eqn) -> None`, emitting with the block API
+        (`fe.value`, `fe.inline`, `fe.bind`).
 """
-import math
 import os
 
 import numpy as np
 
-from astjax.core.ir import Func, Lit, Var, sub_funcs
+from astjax.core.avals import AVal
+from astjax.core.ir import Func, Lit, Var
 from astjax.core.printer import Namer, RESERVED
 from astjax.core.primitives import RuleTable
 from astjax.core.table import get
 
-SCALAR = RuleTable("numba_scalar", "rule(op: ScalarOp) -> str",
-                   covers=lambda prim: prim.kind == "elementwise")
-LOWER = RuleTable("numba", "rule(fe: FuncEmitter, eqn, ins: [str], outs: [str]) -> [str]",
-                  covers=lambda prim: prim.kind != "elementwise")
+from .nest import REDUCERS, Nest, alias_map, unrolled_reduction
+from .scalars import (NARROW_OK, PRANGE_MIN_SIZE, SCALAR, ScalarOp, cast,  # noqa: F401
+                      dtype_text, scalar_expression, scalar_literal)
+from .values import (Array, Unrolled, Value, View, all_indices, is_small, is_static, text)
+
+EMIT = RuleTable("numba_emit", "rule(fe: Block, eqn) -> None",
+                 covers=lambda prim: prim.kind in ("control", "custom"))
+LOWER = RuleTable("numba", "rule(fe: Block, eqn, ins: [str], outs: [str]) -> [str]",
+                  covers=lambda prim: prim.kind != "elementwise" and prim.name not in EMIT)
+VIEW = RuleTable("numba_view", "rule(fe: Block, eqn, operands: [Value]) -> Value | None",
+                 covers=lambda prim: prim.kind in ("shape", "creation", "indexing",
+                                                   "contraction"))
 
 
 def has_lowering(name: str) -> bool:
-    return name in SCALAR or name in LOWER
+    return name in SCALAR or name in LOWER or name in EMIT
 
 
 # Names generated code uses as modules or helpers: never given to a value.
 MODULE_NAMES = {"numba", "vecmath", "rt", "math", "prange", "njit"}
-PRANGE_MIN_SIZE = 65536  # below this the thread pool's start-up costs more than it saves
-NARROW_OK = {"float32", "float64", "int64", "bool"}  # dtypes Numba's arithmetic keeps
-
-
-def dtype_text(dtype) -> str:
-    """`np.float32`: the constructor of a dtype, as generated code spells it."""
-    name = np.dtype(dtype).name
-    return "np.bool_" if name == "bool" else f"np.{name}"
-
-
-def scalar_literal(value, dtype) -> str:
-    """A literal of exactly `dtype` (a bare Python int stays int64 in Numba: keep it bare)."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return repr(bool(value))
-    if dtype.kind in "iu":
-        text = repr(int(value))
-        return text if dtype.name == "int64" else f"{dtype_text(dtype)}({text})"
-    if dtype.kind == "f":
-        value = float(value)
-        if math.isnan(value):
-            text = "np.nan"
-        elif math.isinf(value):
-            text = "np.inf" if value > 0 else "-np.inf"
-        else:
-            text = repr(value)
-        return f"{dtype_text(dtype)}({text})"
-    raise NotImplementedError(f"{dtype.name} literals")
-
-
-def cast(text: str, from_dtype, to_dtype) -> str:
-    """`text` (a scalar of from_dtype) converted as NumPy's astype would."""
-    from_dtype, to_dtype = np.dtype(from_dtype), np.dtype(to_dtype)
-    if from_dtype == to_dtype:
-        return text
-    if to_dtype.kind == "b":
-        return f"({text} != 0)"
-    return f"{dtype_text(to_dtype)}({text})"
-
-
-class ScalarOp:
-    """What an elementwise rule sees: operand texts (scalars), their avals, the result aval."""
-
-    def __init__(self, eqn, texts: list, fe: "FuncEmitter"):
-        self.eqn, self.texts, self.fe = eqn, texts, fe
-        self.in_avals = [a.aval for a in eqn.ins]
-        self.out = eqn.outs[0].aval
-        self.params = eqn.params
-
-    @property
-    def dtype(self) -> np.dtype:
-        return self.out.dtype
-
-    def is_float(self, k: int = None) -> bool:
-        aval = self.out if k is None else self.in_avals[k]
-        return aval.dtype.kind == "f"
-
-    def arg(self, k: int, dtype=None) -> str:
-        """Operand k as a scalar of `dtype` (default: the result's dtype)."""
-        dtype = np.dtype(dtype or self.dtype)
-        atom = self.eqn.ins[k]
-        if isinstance(atom, Lit) and np.ndim(atom.value) == 0:
-            return scalar_literal(np.asarray(atom.value).item(), dtype)
-        return cast(self.texts[k], atom.aval.dtype, dtype)
-
-    def common_dtype(self) -> np.dtype:
-        """The dtype NumPy computes a comparison in (NEP 50: weak operands adapt)."""
-        from astjax.core.avals import result_dtype
-        return result_dtype(*self.in_avals)[0]
-
-    def fn(self, name: str, *args) -> str:
-        return f"{name}({', '.join(args)})"
-
-
-def scalar_expression(eqn, texts: list, fe) -> str:
-    rule = SCALAR[eqn.prim]
-    op = ScalarOp(eqn, texts, fe)
-    expr = rule(op)
-    if op.dtype.name not in NARROW_OK:  # Numba widens small ints to int64: narrow back
-        expr = f"{dtype_text(op.dtype)}({expr})"
-    return expr
-
-
 def _comment(eqn, last_line) -> tuple:
     """`  # file.py:3  y = ...` when the equation computes a new source line (as printer.py)."""
     loc = eqn.loc
@@ -133,37 +94,26 @@ def _comment(eqn, last_line) -> tuple:
 
 
 class ModuleEmitter:
-    """Collects the `@njit` functions of one module: the top Func and every nested one (branches,
-    loop bodies) as module-level functions, named up front so no local name shadows them."""
+    """Collects the `@njit` function of one top-level Func (its nested Funcs are inlined)."""
 
     def __init__(self, top: Func):
         self.blocks: list = []
         self.consts: dict = {}
         self.names = Namer(MODULE_NAMES)
-        self.func_names: dict = {}
-        self.emitted: set = set()
-        self._plan(top)
-
-    def _plan(self, func: Func) -> None:
-        self.func_names[id(func)] = self.names.fresh(func.name)
-        for eqn in func.eqns:
-            for sub in sub_funcs(eqn):
-                if id(sub) not in self.func_names:
-                    self._plan(sub)
+        self.top_name = self.names.fresh(top.name)
 
     def function(self, func: Func) -> str:
-        """Emit `func` as a module-level function (once); returns its name."""
-        name = self.func_names[id(func)]
-        if id(func) in self.emitted:
-            return name
-        self.emitted.add(id(func))
-        fe = FuncEmitter(self, func)
-        body = fe.body()
-        flags = ", parallel=True" if fe.parallel else ""
-        params = ", ".join(fe.namer[v] for v in func.params)
+        fn = FunctionState(self)
+        block = Block(fn)
+        params = [block.param(v) for v in func.params]
+        outs = block.inline(func, None)
+        results = [block.result(o) for o in outs]
+        block.lines.append(f"return {', '.join(results)}" if results else "return ()")
+        flags = ", parallel=True" if fn.parallel else ""
         self.blocks.append([f"@numba.njit(cache=True, error_model='numpy'{flags})",
-                            f"def {name}({params}):"] + ["    " + line for line in body])
-        return name
+                            f"def {self.top_name}({', '.join(params)}):"]
+                           + ["    " + line for line in block.prologue + block.lines])
+        return self.top_name
 
     def const(self, value: np.ndarray) -> str:
         name = f"_c{len(self.consts)}"
@@ -174,219 +124,467 @@ class ModuleEmitter:
         return "\n\n\n".join("\n".join(b) for b in self.blocks) + "\n"
 
 
-class FuncEmitter:
-    """Emits one Func's body: names, fused elementwise runs, and the other lowerings."""
+class FunctionState:
+    """What the blocks of one generated function share: names, flags, comment position."""
 
-    def __init__(self, module: ModuleEmitter, func: Func):
-        self.module, self.func = module, func
+    def __init__(self, module: ModuleEmitter):
+        self.module = module
         self.namer = Namer(module.names.used - RESERVED)
-        for v in func.params:
-            self.namer.bind(v, "x")
-        self.lines: list = []
         self.parallel = False
-        self.loop_index = None
-        self.users = _users(func)
         self.last_line = None
-        self.copied_consts: dict = {}
+        self.claimed: set = set()  # vars whose own name holds them already
 
-    # ------------------------------------------------------------ naming
-    def name(self, atom) -> str:
-        """An operand as text: a value's name, a typed scalar literal or a constant array."""
-        if isinstance(atom, Var):
-            return self.namer[atom]
-        value = np.asarray(atom.value)
-        if value.ndim == 0:
-            return scalar_literal(value.item(), atom.aval.dtype)
-        return self.const_copy(value)
 
-    def const_copy(self, value) -> str:
-        """A constant array as a local, mutable (Numba freezes globals read-only) copy."""
-        key = id(value)
-        if key not in self.copied_consts:
-            local = self.fresh("const")
-            self.lines.append(f"{local} = {self.module.const(value)}.copy()")
-            self.copied_consts[key] = local
-        return self.copied_consts[key]
+class Block:
+    """Emits a sequence of equations (a Func body, inlined) as lines of one function.
+
+    `env` maps a Var's id to its Value; members of open nests are not in `env` until their
+    nest is emitted.  A child block (a branch, a loop body) sees what its parent computed
+    before it through `parent` (materialised copies made there stay valid inside)."""
+
+    def __init__(self, fn: FunctionState, parent: "Block" = None):
+        self.fn, self.parent = fn, parent
+        self.module = fn.module
+        self.lines: list = []
+        self.prologue: list = []
+        self.env: dict = {}
+        self.nests: list = []
+        self.users: dict = {}
+        self.results: set = set()
+        self.materialised: dict = {}  # id(Value) -> array name
+
+    # ------------------------------------------------------------ names and small helpers
+    @property
+    def parallel(self) -> bool:
+        return self.fn.parallel
+
+    @parallel.setter
+    def parallel(self, value: bool) -> None:
+        self.fn.parallel = value
 
     def fresh(self, base: str) -> str:
-        return self.namer.fresh(base)
+        return self.fn.namer.fresh(_local_base(base))
 
-    def bind(self, var: Var, base: str) -> str:
-        return self.namer.bind(var, base)
+    def base_name(self, var, prim: str) -> str:
+        """The value's name in this function (as the NumPy backend prints it): the base of
+        the locals and arrays that hold it."""
+        names = self.fn.namer.names
+        if var.id not in names:
+            names[var.id] = self.fresh(var.hint or prim)
+        return names[var.id]
 
-    def sub(self, func: Func) -> str:
-        """A nested Func compiled as its own module-level function."""
-        return self.module.function(func)
-
-    # ------------------------------------------------------------ body
-    def body(self) -> list:
-        runs = RunBuilder(self)
-        for index, eqn in enumerate(self.func.eqns):
-            runs.add(index, eqn)
-        runs.flush()
-        outs = [self.name(o) for o in self.func.outs]
-        if not outs:
-            self.lines.append("return ()")
-        else:
-            self.lines.append(f"return {', '.join(outs)}")
-        return self.lines
+    def own_name(self, var, prim: str) -> str:
+        """The local that holds the value itself: its name the first time, else a variant."""
+        name = self.base_name(var, prim)
+        if var.id in self.fn.claimed:
+            return self.fresh(name)
+        self.fn.claimed.add(var.id)
+        return name
 
     def comment(self, eqn) -> str:
-        text, self.last_line = _comment(eqn, self.last_line)
+        text, self.fn.last_line = _comment(eqn, self.fn.last_line)
         return text
 
-    def emit_other(self, eqn) -> None:
-        """A non-elementwise equation through its table lowering."""
+    def child(self) -> "Block":
+        return Block(self.fn, self)
+
+    def param(self, var: Var) -> str:
+        name = self.fresh(var.hint or "x")
+        if not var.aval.shape:
+            self.env[var.id] = Unrolled(var.aval, [name])
+        else:
+            self.env[var.id] = Array(var.aval, name)
+        return name
+
+    # ------------------------------------------------------------ values
+    def value(self, atom) -> Value:
+        """The Value of an operand (closing the nest computing it, if one is open)."""
+        if isinstance(atom, Lit):
+            value = np.asarray(atom.value)
+            if value.ndim == 0:
+                return Unrolled(atom.aval, [scalar_literal(value.item(), atom.aval.dtype)])
+            return Array(AVal(value.shape, value.dtype), self.const_copy(value))
+        if atom.id not in self.env:
+            for nest in list(self.nests):
+                if nest.member(atom) is not None or atom.id in nest.finals:
+                    self.flush(nest)
+        return self.env[atom.id]
+
+    def bind(self, var: Var, value: Value) -> None:
+        self.env[var.id] = value
+
+    def const_copy(self, value) -> str:
+        """A constant array as a local, mutable (Numba freezes globals read-only) copy, made
+        in the function's prologue so every block may read it."""
+        top = self
+        while top.parent is not None:
+            top = top.parent
+        key = ("const", id(value))
+        if key not in top.materialised:
+            local = self.fresh("const")
+            top.prologue.append(f"{local} = {self.module.const(value)}.copy()")
+            top.materialised[key] = local
+        return top.materialised[key]
+
+    def read(self, value: Value, index) -> str:
+        """The text of one element of a value (index: one int or text per axis)."""
+        if isinstance(value, Unrolled):
+            if not value.shape:
+                return value.elems[0]
+            if is_static(index):
+                return value.read(index)
+            return f"{self.materialise(value)}[{', '.join(text(i) for i in index)}]"
+        if isinstance(value, Array):
+            return value.read(index)
+        return value.read(index, self.read)
+
+    def scalar(self, value: Value) -> str:
+        return self.read(value, [0] * len(value.shape))
+
+    def _cached(self, value):
+        block = self
+        while block is not None:
+            if id(value) in block.materialised:
+                return block.materialised[id(value)]
+            block = block.parent
+        return None
+
+    def materialise(self, value: Value) -> str:
+        """An array (C-contiguous) or, for 0-d values, a scalar text holding the value."""
+        if isinstance(value, Array):
+            return value.name
+        if not value.shape:
+            return self.scalar(value)
+        if isinstance(value, View) and value.array_text:
+            return value.array_text
+        cached = self._cached(value)
+        if cached is not None:
+            return cached
+        name = self.fresh("array")
+        shape = tuple_text([text(d) for d in value.shape])
+        if isinstance(value, View) and value.fill is not None:
+            self.lines.append(f"{name} = np.full({shape}, {value.fill}, "
+                              f"{dtype_text(value.aval.dtype)})")
+        elif isinstance(value, Unrolled):
+            self.lines.append(f"{name} = np.empty({shape}, {dtype_text(value.aval.dtype)})")
+            for index, elem in zip(all_indices(value.shape), value.elems):
+                self.lines.append(f"{name}[{', '.join(map(str, index))}] = {elem}")
+        elif all(d >= 0 for d in value.shape):
+            name = self._copy_nest(value)
+        else:
+            self.lines.append(f"{name} = np.empty({shape}, {dtype_text(value.aval.dtype)})")
+            self.lines += self._copy_loop(name, value)
+        self.materialised[id(value)] = name
+        return name
+
+    def _copy_nest(self, value: Value) -> str:
+        """A view written to a fresh array by a loop nest (parallel when large)."""
+        var = Var(value.aval, "array")
+        self.env[var.id] = value
+        nest = Nest(self, list(value.shape))
+        nest.join_load(var)
+        return nest.emit({var.id})[var.id].name
+
+    def _copy_loop(self, target: str, value: Value) -> list:
+        loops = [self.fresh(f"j{a}") for a in range(len(value.shape))]
+        lines = [("    " * a) + f"for {v} in range({text(d)}):"
+                 for a, (v, d) in enumerate(zip(loops, value.shape))]
+        element = self.read(value, loops)
+        lines.append("    " * len(loops) + f"{target}[{', '.join(loops)}] = {element}")
+        return lines
+
+    def unroll(self, value: Value) -> Value:
+        """A small value as scalar locals (elements read once, here)."""
+        if isinstance(value, Unrolled):
+            return value
+        elems = []
+        for index in all_indices(value.shape):
+            element = self.read(value, index)
+            if not _is_simple(element):
+                local = self.fresh("e")
+                self.lines.append(f"{local} = {element}")
+                element = local
+            elems.append(element)
+        return Unrolled(value.aval, elems)
+
+    # ------------------------------------------------------------ join points
+    def slot(self, var, base: str = "") -> Value:
+        """Locals that hold a value where control flow joins (a loop carry, a branch's
+        result): one scalar per element of a small value, else one C-contiguous array."""
+        base = base or var.hint or "carry"
+        if is_small(var.aval):
+            if not var.aval.shape:
+                return Unrolled(var.aval, [self.fresh(base)])
+            return Unrolled(var.aval, [self.fresh(f"{base}_{k}") for k in range(var.aval.size)])
+        return Array(var.aval, self.fresh(base))
+
+    def assign(self, slots: list, values: list) -> None:
+        """Set every slot from its value at once (a tuple assignment: the right-hand sides are
+        all read before any slot changes)."""
+        targets, sources = [], []
+        for slot, value in zip(slots, values):
+            if isinstance(slot, Unrolled):
+                for index, elem in zip(all_indices(slot.shape), slot.elems):
+                    src = self.read(value, index) if slot.shape else self.scalar(value)
+                    if src != elem:
+                        targets.append(elem)
+                        sources.append(cast(src, value.aval.dtype, slot.aval.dtype))
+            else:
+                src = self.contiguous(value)
+                if src != slot.name:
+                    targets.append(slot.name)
+                    sources.append(src)
+        if len(targets) == 1:
+            self.lines.append(f"{targets[0]} = {sources[0]}")
+        elif targets:
+            self.lines.append(f"{', '.join(targets)} = {', '.join(sources)}")
+
+    def contiguous(self, value: Value) -> str:
+        """An array of the value's dtype, typed C-contiguous (for join points)."""
+        return self.materialise(value)
+
+    def result(self, value: Value) -> str:
+        """A function result: a scalar of its dtype or a C-contiguous array."""
+        return self.materialise(value)
+
+    # ------------------------------------------------------------ equations
+    def inline(self, func: Func, args) -> list:
+        """Emit `func`'s equations here, its parameters bound to `args` (Values; None when
+        bound already); returns the Values of its results."""
+        if args is not None:
+            for var, value in zip(func.params, args):
+                self.env[var.id] = value
+        self.users = _users(func)
+        self.results = {o.id for o in func.outs if isinstance(o, Var)}
+        for eqn in func.eqns:  # names in program order, as the NumPy backend prints them
+            for var in eqn.outs:
+                self.base_name(var, eqn.prim)
+        for eqn in func.eqns:
+            self.equation(eqn)
+        outs = [self.value(o) for o in func.outs]
+        self.flush_all()
+        return outs
+
+    def inline_here(self, func: Func, args) -> list:
+        """`func` inlined into this block's own sequence of lines (a call, not a branch)."""
+        block = self.child()
+        outs = block.inline(func, args)
+        self.lines += block.lines
+        return outs
+
+    def equation(self, eqn) -> None:
+        prim = get(eqn.prim)
+        if prim.kind == "effect":
+            self.flush_all()
+        if prim.kind == "elementwise" and len(eqn.outs) == 1:
+            self.elementwise(eqn)
+        elif eqn.prim in REDUCERS and self.reduction(eqn):
+            pass
+        elif eqn.prim in VIEW and self.view(eqn):
+            pass
+        elif eqn.prim in EMIT:
+            EMIT[eqn.prim](self, eqn)
+        else:
+            self.opaque(eqn)
+
+    def _nests_read_by(self, eqn) -> list:
+        return [n for n in self.nests if n.reads_member(eqn) or n.reads_final(eqn)]
+
+    def elementwise(self, eqn) -> None:
+        out = eqn.outs[0]
+        nests = self._nests_read_by(eqn)
+        if not nests and self._unrolls(eqn):
+            self.bind(out, self._unrolled_elementwise(eqn))
+            return
+        if len(nests) == 1 and nests[0].join_elementwise(eqn):
+            return
+        for nest in nests:
+            self.flush(nest)
+        for nest in self.nests:
+            if list(nest.dims) == list(out.aval.shape) and nest.join_elementwise(eqn):
+                return
+        if any(d < 0 for d in out.aval.shape):
+            self.bind(out, self._dynamic_elementwise(eqn))
+            return
+        nest = Nest(self, list(out.aval.shape))
+        if not nest.join_elementwise(eqn):
+            raise AssertionError(f"a fresh nest refused {eqn.prim}")
+        self.nests.append(nest)
+
+    def _unrolls(self, eqn) -> bool:
+        """Small results are unrolled when an operand already is (a small state, a slice of
+        one) or when they are 0-d; small arrays in memory are looped over (less code)."""
+        out = eqn.outs[0].aval
+        if not is_small(out):
+            return False
+        if not out.shape:
+            return True
+        return any(isinstance(a, Var) and a.aval.shape and
+                   isinstance(self.env.get(a.id), Unrolled) for a in eqn.ins)
+
+    def _unrolled_elementwise(self, eqn) -> Value:
+        out = eqn.outs[0]
+        values = [self.value(a) for a in eqn.ins]
+        elems = []
+        r = len(out.aval.shape)
+        for index in all_indices(out.aval.shape):
+            texts = [self.read(v, _broadcast_index(index, v.shape, r)) for v in values]
+            expr = scalar_expression(eqn, texts, self, vector=False)
+            local = (self.own_name(out, eqn.prim) if not out.aval.shape else
+                     self.fresh(self.base_name(out, eqn.prim) + "_" + "_".join(map(str, index))))
+            self.lines.append(f"{local} = {expr}{self.comment(eqn)}")
+            elems.append(local)
+        return Unrolled(out.aval, elems)
+
+    def _dynamic_elementwise(self, eqn) -> Value:
+        """Run-time lengths (a tape's): one loop over the broadcast shape, read by index."""
+        out = eqn.outs[0]
+        values = [self.value(a) for a in eqn.ins]
+        source = next(v for v in values if isinstance(v, Array) and v.shape == out.aval.shape)
+        name = self.own_name(out, eqn.prim)
+        dims = [f"{source.name}.shape[{j}]" for j in range(len(out.aval.shape))]
+        self.lines.append(f"{name} = np.empty({tuple_text(dims)}, {dtype_text(out.aval.dtype)})")
+        loops = [self.fresh(f"j{a}") for a in range(len(dims))]
+        for a, (v, d) in enumerate(zip(loops, dims)):
+            self.lines.append("    " * a + f"for {v} in range({d}):")
+        r = len(dims)
+        texts = [self.read(v, _broadcast_index(loops, v.shape, r)) for v in values]
+        self.lines.append("    " * r + f"{name}[{', '.join(loops)}] = "
+                          f"{scalar_expression(eqn, texts, self)}")
+        return Array(out.aval, name)
+
+    def reduction(self, eqn) -> bool:
+        atom = eqn.ins[0]
+        axes = tuple(eqn.params["axes"]) if "axes" in eqn.params else (eqn.params["axis"],)
+        nests = self._nests_read_by(eqn)
+        if len(nests) == 1 and nests[0].join_reduction(eqn, axes):
+            return True
+        for nest in nests:
+            self.flush(nest)
+        value = self.value(atom)
+        if is_small(atom.aval) and unrolled_reduction(self, eqn, value, axes):
+            return True
+        if any(d <= 0 for d in atom.aval.shape):
+            return False
+        nest = Nest(self, list(atom.aval.shape))
+        nest.join_load(atom)
+        if not nest.join_reduction(eqn, axes):
+            return False
+        self.nests.append(nest)
+        return True
+
+    def view(self, eqn) -> bool:
+        nests = self._nests_read_by(eqn)
+        if len(nests) == 1 and nests[0].member(eqn.ins[0]) is not None \
+                and not nests[0].reads_final(eqn) \
+                and nests[0].join_alias(eqn, alias_map(eqn, nests[0].member(eqn.ins[0]))):
+            return True
+        values = [self.value(a) for a in eqn.ins]
+        result = VIEW[eqn.prim](self, eqn, values)
+        if result is None:
+            return False
+        out = eqn.outs[0]
+        if is_small(out.aval) and not isinstance(result, Unrolled) and out.aval.shape \
+                and _static_readable(result):
+            result = self.unroll(result)
+        self.bind(out, result)
+        return True
+
+    def opaque(self, eqn) -> None:
         rule = LOWER[eqn.prim]
-        ins = [self.name(a) for a in eqn.ins]
-        outs = [self.bind(v, eqn.prim) for v in eqn.outs]
+        ins = [self.materialise(self.value(a)) for a in eqn.ins]
+        outs = [self.own_name(v, eqn.prim) for v in eqn.outs]
         lines = rule(self, eqn, ins, outs)
         comment = self.comment(eqn)
         if lines and comment:
             lines = [lines[0] + comment] + lines[1:]
         self.lines += lines
+        for var, name in zip(eqn.outs, outs):
+            self.bind(var, Unrolled(var.aval, [name]) if not var.aval.shape
+                      else Array(var.aval, name))
 
-    def emit_scalar(self, eqn) -> None:
-        """An elementwise equation on 0-d values: one scalar statement."""
-        expr = scalar_expression(eqn, [self.name(a) for a in eqn.ins], self)
-        out = self.bind(eqn.outs[0], eqn.prim)
-        self.lines.append(f"{out} = {expr}{self.comment(eqn)}")
+    # ------------------------------------------------------------ nests
+    def flush(self, nest) -> None:
+        if nest not in self.nests:
+            return
+        self.nests.remove(nest)
+        stored, aliases = set(), []
+        for member in nest.order:
+            if member.kind == "load":
+                continue
+            users = self.users.get(member.var.id, set())
+            outside = [u for u in users if u not in nest.eqns]
+            if outside or member.var.id in self.results:
+                if member.kind == "alias":  # stored as a view of its stored source
+                    aliases.append(member)
+                    source = member.source
+                    while source.kind == "alias":
+                        source = source.source
+                    if source.kind != "load":
+                        stored.add(source.var.id)
+                else:
+                    stored.add(member.var.id)
+        self.env.update(nest.emit(stored))
+        for member in aliases:
+            self._alias_view(member)
+
+    def _alias_view(self, member) -> Value:
+        """A stored alias: a view of its source's stored value (built along the chain)."""
+        if member.var.id not in self.env:
+            source = member.source
+            operand = self._alias_view(source) if source.kind == "alias" else \
+                self.env[source.var.id]
+            self.env[member.var.id] = VIEW[member.eqn.prim](self, member.eqn, [operand])
+        return self.env[member.var.id]
+
+    def flush_all(self) -> None:
+        while self.nests:
+            self.flush(self.nests[0])
+
+
+def _local_base(base: str) -> str:
+    """Numba names its own temporaries with leading underscores: ours never start with one."""
+    stripped = base.lstrip("_")
+    if stripped == base and not base[:1].isdigit():
+        return base
+    return "v" + ("_" if stripped[:1].isdigit() or not stripped else "") + stripped
+
+
+def _is_simple(element: str) -> bool:
+    """A local's name or a literal: nothing to compute, so nothing to bind."""
+    if element.isidentifier():
+        return True
+    try:
+        float(element.split("(", 1)[-1].rstrip(")"))
+        return element.count("(") <= 1
+    except ValueError:
+        return False
+
+
+def _static_readable(value) -> bool:
+    """Whether every element of a view can be read at a static index without a run-time
+    array (views on unrolled values)."""
+    return all(isinstance(b, Unrolled) or (isinstance(b, View) and _static_readable(b))
+               for b in getattr(value, "bases", []))
+
+
+def _broadcast_index(index, shape, r) -> list:
+    """The index into an operand of `shape` broadcast (right-aligned) to rank r."""
+    off = r - len(shape)
+    return [0 if d == 1 else index[off + t] for t, d in enumerate(shape)]
 
 
 def _users(func: Func) -> dict:
-    """var id -> indices of the equations reading it (len(eqns) stands for the return)."""
+    """var id -> ids of the equations reading it ("return" for the results)."""
     users: dict = {}
-    for index, eqn in enumerate(func.eqns):
+    for eqn in func.eqns:
         for atom in eqn.ins:
             if isinstance(atom, Var):
-                users.setdefault(atom.id, set()).add(index)
+                users.setdefault(atom.id, set()).add(id(eqn))
     for atom in func.outs:
         if isinstance(atom, Var):
-            users.setdefault(atom.id, set()).add(len(func.eqns))
+            users.setdefault(atom.id, set()).add("return")
     return users
-
-
-def is_elementwise(eqn) -> bool:
-    return get(eqn.prim).kind == "elementwise" and len(eqn.outs) == 1
-
-
-class RunBuilder:
-    """Groups elementwise equations of one output shape into a run, emitted as one loop.
-
-    An equation that is not part of the run but does not read any of its values is emitted at
-    once, ahead of the run's loop (it cannot depend on the loop, and the run cannot depend on
-    it), so independent work between elementwise lines does not split a fused loop.  Effects
-    (debug_print) keep their place: they end the run first.
-    """
-
-    def __init__(self, fe: FuncEmitter):
-        self.fe = fe
-        self.shape = None
-        self.eqns: list = []  # (index, eqn)
-        self.produced: set = set()
-
-    def add(self, index: int, eqn) -> None:
-        if is_elementwise(eqn) and eqn.outs[0].aval.shape == ():
-            self.fe.emit_scalar(eqn)  # 0-d: cannot read an S-shaped run value
-            return
-        if is_elementwise(eqn):
-            shape = eqn.outs[0].aval.shape
-            if self.shape is not None and shape != self.shape:
-                self.flush()
-            self.shape = shape
-            self.eqns.append((index, eqn))
-            self.produced.add(eqn.outs[0].id)
-            return
-        reads_run = any(isinstance(a, Var) and a.id in self.produced for a in eqn.ins)
-        if reads_run or get(eqn.prim).kind == "effect":
-            self.flush()
-        self.fe.emit_other(eqn)
-
-    def flush(self) -> None:
-        if self.eqns:
-            emit_loop(self.fe, self.shape, self.eqns)
-        self.shape, self.eqns, self.produced = None, [], set()
-
-
-def emit_loop(fe: FuncEmitter, shape: tuple, run: list) -> None:
-    """One loop computing a run of elementwise equations over the flattened shape."""
-    indices = {index for index, _ in run}
-    produced = {eqn.outs[0].id: eqn.outs[0] for _, eqn in run}
-    live = [var for var in produced.values()
-            if any(u not in indices for u in fe.users.get(var.id, ()))]
-    pre, element = [], {}  # element: var id -> text of its i-th element inside the loop
-    if fe.loop_index is None:
-        fe.loop_index = (fe.fresh("i"), fe.fresh("n"))
-    i, n = fe.loop_index
-    size_source = None
-    for _, eqn in run:
-        for atom in eqn.ins:
-            if isinstance(atom, Lit) and np.ndim(atom.value) > 0:  # a constant array
-                if _key(atom) not in element:
-                    element[_key(atom)] = f"{_flat_operand(fe, atom, shape, pre)}[{i}]"
-                continue
-            if not isinstance(atom, Var) or atom.id in produced or atom.id in element:
-                continue
-            if atom.aval.shape == ():
-                element[atom.id] = fe.name(atom)
-                continue
-            flat = _flat_operand(fe, atom, shape, pre)
-            element[atom.id] = f"{flat}[{i}]"
-            if atom.aval.shape == shape and size_source is None:
-                size_source = fe.name(atom)
-    static = -1 not in shape
-    size = int(np.prod(shape, dtype=np.int64)) if static else None
-    pre.append(f"{n} = {size if static else size_source + '.size'}")
-    shape_text = repr(tuple(shape)) if static else f"{size_source}.shape"
-    post = []
-    for _, eqn in run:  # names in equation order, as the NumPy backend prints them
-        fe.bind(eqn.outs[0], eqn.prim)
-    for var in live:
-        name = fe.namer[var]
-        if len(shape) == 1:
-            pre.append(f"{name} = np.empty({n}, {dtype_text(var.aval.dtype)})")
-            element_store = name
-        else:
-            element_store = fe.fresh(name + "_flat")
-            pre.append(f"{element_store} = np.empty({n}, {dtype_text(var.aval.dtype)})")
-            post.append(f"{name} = {element_store}.reshape({shape_text})")
-        element[("store", var.id)] = element_store
-    parallel = not static or size >= PRANGE_MIN_SIZE
-    fe.parallel |= parallel
-    body = []
-    for _, eqn in run:
-        texts = [element.get(_key(a)) for a in eqn.ins]
-        out = eqn.outs[0]
-        scalar = fe.fresh(f"{fe.namer[out]}_i")
-        body.append(f"{scalar} = {scalar_expression(eqn, texts, fe)}{fe.comment(eqn)}")
-        element[out.id] = scalar
-        store = element.get(("store", out.id))
-        if store is not None:
-            body.append(f"{store}[{i}] = {scalar}")
-    loop = f"for {i} in {'numba.prange' if parallel else 'range'}({n}):"
-    fe.lines += pre + [loop] + ["    " + line for line in body] + post
-
-
-def _key(atom):
-    """An operand's key in emit_loop's table of element texts (None: a scalar literal)."""
-    if isinstance(atom, Var):
-        return atom.id
-    return ("const", id(atom.value)) if np.ndim(atom.value) > 0 else None
-
-
-def _flat_operand(fe: FuncEmitter, atom, shape: tuple, pre: list) -> str:
-    """A 1-D contiguous view (or broadcast copy) of an operand over the run's shape."""
-    name = fe.name(atom)
-    if atom.aval.shape == shape:
-        if len(shape) == 1:
-            return name
-        flat = fe.fresh(name + "_flat")
-        pre.append(f"{flat} = {name}.reshape({name}.size)")
-        return flat
-    flat = fe.fresh(name + "_b")
-    pre.append(f"{flat} = np.ascontiguousarray(np.broadcast_to({name}, {tuple(shape)!r}))"
-               f".reshape({int(np.prod(shape, dtype=np.int64))})")
-    return flat
 
 
 # ---------------------------------------------------------------- shapes in generated code
@@ -414,3 +612,4 @@ def as_dtype(text: str, aval, dtype) -> str:
     if aval.shape == ():
         return cast(text, aval.dtype, dtype)
     return f"{text}.astype({dtype_text(dtype)})"
+

@@ -8,6 +8,8 @@ NaN propagates through max/min as in NumPy.
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
 
 from .. import vecmath
 
@@ -302,3 +304,44 @@ def batched_matmul_loop(a, b, out):
                 av = a[i, m, k]
                 for n in range(b.shape[2]):
                     out[i, m, n] += av * b[i, k, n]
+
+
+# ---------------------------------------------------------------- tapes
+@njit
+def room_for(tape, k):
+    """The tape itself when row k fits, else a copy twice as long (amortised O(1) per row)."""
+    if k < tape.shape[0]:
+        return tape
+    grown = np.empty((2 * tape.shape[0] + 1,) + tape.shape[1:], tape.dtype)
+    grown[:k] = tape[:k]
+    return grown
+
+
+# ---------------------------------------------------------------- accumulation
+def _accumulate(float_op, int_op):
+    """acc op v for a loop-carried accumulator: its float instruction alone may be reassociated
+    (`reassoc`), so LLVM vectorises the reduction loop without fast-math anywhere else."""
+    def typer(typingctx, acc, v):
+        if acc != v or not isinstance(acc, (types.Float, types.Integer)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            if isinstance(sig.return_type, types.Float):
+                instr = getattr(builder, float_op)(*args)
+                instr.flags.append("reassoc")
+                return instr
+            return getattr(builder, int_op)(*args)
+        return acc(acc, v), codegen
+    return typer
+
+
+@intrinsic
+def radd(typingctx, acc, v):
+    """acc + v, regrouped freely within a reduction."""
+    return _accumulate("fadd", "add")(typingctx, acc, v)
+
+
+@intrinsic
+def rmul(typingctx, acc, v):
+    """acc * v, regrouped freely within a reduction."""
+    return _accumulate("fmul", "mul")(typingctx, acc, v)
