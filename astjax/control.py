@@ -8,6 +8,7 @@ import numpy as np
 
 from .core.avals import AVal, result_dtype
 from .core.bind import bind, current_builder
+from .core.dims import DimExpr
 from .core.build import build_body
 from .core.closure import close, free_vars
 from .core.ir import Lit, Var
@@ -160,8 +161,7 @@ def _join_avals(per_body: list, names) -> list:
     """One aval per output that every branch's value converts to (NumPy's promotion)."""
     joined = []
     for i, avals in enumerate(zip(*per_body)):
-        shapes = {a.shape for a in avals}
-        if len(shapes) != 1:
+        if any(a.shape != avals[0].shape for a in avals[1:]):  # sizes may be symbolic: ==
             listed = ", ".join(f"{n}: {a.shape}" for n, a in zip(names, avals))
             raise ControlFlowError(f"output {i} has different shapes in the branches ({listed})",
                                    hint="give it the same shape in every branch")
@@ -425,13 +425,11 @@ def _split_scan_tree(out_tree):
 
 
 def _scan_length(x_leaves, length):
-    lengths = {np.shape(x)[0] for x in x_leaves}
-    if length is not None:
-        lengths.add(int(length))
-    if len(lengths) != 1:
-        raise ControlFlowError(f"scan got inputs of different lengths {sorted(lengths)}"
+    lengths = [np.shape(x)[0] for x in x_leaves] + ([length] if length is not None else [])
+    if not lengths or any(n != lengths[0] for n in lengths[1:]):  # sizes may be symbolic: ==
+        raise ControlFlowError(f"scan got inputs of different lengths {lengths}"
                                if lengths else "scan needs xs or length")
-    return lengths.pop()
+    return lengths[0] if isinstance(lengths[0], DimExpr) else int(lengths[0])
 
 
 def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):

@@ -6,13 +6,19 @@ closure value the specialisation read; if any has been rebound since, the entry 
 the next call. Every (re)compilation is logged on the `astjax` logger with its reason.
 """
 import functools
+import inspect
 import logging
+import os
 import types
 
 import numpy as np
 
 from .core.array import as_array
+from .core.bind import current_builder
+from .core.concretize import concretize
+from .core.dims import DimExpr, Facts, recording
 from .errors import StaticArgumentError, TransformError
+from .frontend.interpreter import as_interpretable
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
 
 log = logging.getLogger("astjax")
@@ -53,32 +59,42 @@ class JitFunction:
         self.fun, self.backend = fun, backend
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
+        self._fast: dict = {}  # (shape, dtype) per argument -> entry, for calls on plain arrays
         self._signature = None
         self.last = None
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
-        from .core.bind import current_builder
         if current_builder() is not None:  # jit inside a function being compiled: inline it
-            from .frontend.interpreter import as_interpretable
             return as_interpretable(self.fun)(*args, **kwargs)
+        if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
+            entry = self._fast.get(_array_key(args))
+            if entry is not None and entry.stale_reason() is None:
+                self.last = entry
+                return entry.run(args)
         entry, leaves = self.lookup(args, kwargs)
+        if not kwargs and len(leaves) == len(args) and all(a is b for a, b in zip(leaves, args)):
+            key = _array_key(args)  # every argument is itself one dynamic array leaf
+            if key is not None:
+                self._fast[key] = entry
         return entry.run(leaves)
 
     def lookup(self, args, kwargs):
         if self._signature is None:
-            import inspect
             self._signature = inspect.signature(self.fun)
         bound, static = split_arguments(self.fun, args, kwargs, self.static_argnums,
                                         self.static_argnames, self._signature)
         leaves, tree = dynamic_leaves(bound, static)
-        key = (tree, tuple(_leaf_signature(x) for x in leaves), _static_key(bound, static))
-        entry = self._cache.get(key)
-        reason = "first call with this signature" if entry is None else entry.stale_reason()
+        symbolic = shape_polymorphism()
+        key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
+               _static_key(bound, static))
+        entries = self._cache.setdefault(key, [])
+        entry, reason = _choose(entries, leaves)
         if reason is not None:
             name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
-            log.info("compiling %s (%s): %s", name, _describe(key), reason)
-            entry = self._cache[key] = Compiled(specialize(self.fun, bound, static), self.backend)
+            log.info("compiling %s (%s): %s", name, _describe(key, leaves), reason)
+            entry = Compiled(self.fun, bound, static, self.backend, symbolic)
+            entries.insert(0, entry)
         self.last = entry
         return entry, leaves
 
@@ -91,21 +107,57 @@ class JitFunction:
 
 
 class Compiled:
-    """One specialisation: its core form, the backend's callable, and what it depends on."""
+    """One specialisation: its core form, the backend's callable, and what it depends on.
 
-    def __init__(self, spec, backend: str):
+    With symbolic sizes, a backend whose generated code reads sizes from its arguments
+    (`SYMBOLIC_SIZES`) compiles once; for the others the core form is instantiated per
+    concrete sizes (`concretize`) without running the front end again.
+    """
+
+    def __init__(self, fun, bound, static, backend: str, symbolic: bool = False):
         from . import backends
         self.compiler = backends.get(backend)
-        self.spec = spec
+        self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
+        self.facts = Facts(where=_current_line)
+        with recording(self.facts):  # what the program asks of symbolic sizes
+            self.spec = spec = specialize(fun, bound, static, symbolic)
         self.origin = spec.func.loc.file if spec.func.loc else "?"
-        self.call = self.compiler.compile_func(spec.func, self.origin)
+        self.sizes = _symbols_of(spec.func)
+        self._calls: dict = {}  # concrete sizes -> the backend's callable
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
+
+    def broken_fact(self, leaves):
+        """The first recorded fact these arguments' sizes break (None: this entry serves)."""
+        if not self.facts.items:
+            return None
+        env = {sym: np.shape(leaves[i])[axis] for sym, i, axis in self.sizes}
+        return next((f for f in self.facts.items if not f.check(env)), None)
+
+    def callable_for(self, leaves):
+        """The backend's compiled function for these arguments' sizes."""
+        key = () if self.symbolic_backend else \
+            tuple(np.shape(leaves[i])[axis] for _, i, axis in self.sizes)
+        call = self._calls.get(key)
+        if call is None:
+            with recording(self.facts):  # a symbolic backend may ask of sizes too
+                call = self._calls[key] = self.compiler.compile_func(self._func(key),
+                                                                     self.origin)
+        self.call = call  # the last one used
+        return call
+
+    def _func(self, key):
+        if self.symbolic_backend:
+            return self.spec.func
+        return concretize(self.spec.func, {sym: n for (sym, _, _), n in zip(self.sizes, key)})
 
     @property
     def source(self) -> str:
         """The generated module (printed again on demand: only `show` needs it)."""
-        return self.compiler.module_source(self.spec.func, self.origin)[0]
+        key = next(iter(self._calls), ()) if not self.symbolic_backend else ()
+        if not self.symbolic_backend and not key:
+            key = tuple(sym.witness for sym, _, _ in self.sizes)
+        return self.compiler.module_source(self._func(key), self.origin)[0]
 
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:
@@ -120,7 +172,8 @@ class Compiled:
 
     def run(self, leaves):
         inputs = list(leaves) + [_read(ns, name) for ns, name in self.spec.implicit]
-        result = self.call(*[np.asarray(x) if not np.isscalar(x) else x for x in inputs])
+        call = self.callable_for(leaves)
+        result = call(*[np.asarray(x) if not np.isscalar(x) else x for x in inputs])
         outs = result if isinstance(result, tuple) else (result,)
         if len(self.spec.func.outs) != 1:
             outs = result if isinstance(result, tuple) else (result,)
@@ -151,11 +204,64 @@ def _same(current, value) -> bool:
     return False
 
 
-def _leaf_signature(x):
+def _array_key(args):
+    """(shape, dtype) of each argument when all are NumPy arrays (astjax's included), else None.
+
+    Such a call has one dynamic leaf per argument, so this key decides the entry as the full
+    key (tree, leaf signatures, static values) does."""
+    try:
+        return tuple((a.shape, a.dtype) for a in args if isinstance(a, np.ndarray)) \
+            if all(isinstance(a, np.ndarray) for a in args) else None
+    except TypeError:
+        return None
+
+
+def _current_line():
+    builder = current_builder()
+    return builder.loc if builder is not None else None
+
+
+def shape_polymorphism() -> bool:
+    """Whether sizes are symbolic (the default; ASTJAX_SHAPE_POLYMORPHISM=0 turns it off)."""
+    return os.environ.get("ASTJAX_SHAPE_POLYMORPHISM", "1") != "0"
+
+
+def _choose(entries: list, leaves) -> tuple:
+    """(entry serving these arguments, None) or (None, why a new specialisation is needed)."""
+    if not entries:
+        return None, "first call with this signature"
+    broken = None
+    for entry in entries:
+        fact = entry.broken_fact(leaves)
+        if fact is None:
+            stale = entry.stale_reason()
+            if stale is None:
+                return entry, None
+            entries.remove(entry)
+            return None, stale
+        broken = broken or fact
+    where = f" ({broken.where.file.rsplit('/', 1)[-1]}:{broken.where.line})" if broken.where else ""
+    return None, f"the sizes break `{broken}`{where}, a fact the compiled code relies on"
+
+
+def _symbols_of(func) -> list:
+    """(symbol, leaf index, axis) of every symbolic size of the function's parameters."""
+    out = []
+    for v in func.params:
+        for d in v.aval.shape:
+            if isinstance(d, DimExpr):
+                out += [(s, s.source[0], s.source[1]) for s in d.symbols() if s.source]
+    return out
+
+
+def _leaf_signature(x, symbolic: bool = False):
+    """What of an argument selects its specialisation: with symbolic sizes the rank, dtype
+    and which sizes are 0 or 1; else the shape and dtype."""
     if isinstance(x, (bool, int, float, complex)):
         return (type(x),)
     arr = np.asarray(x) if not hasattr(x, "shape") or not hasattr(x, "dtype") else x
-    return (tuple(arr.shape), np.dtype(arr.dtype).str)
+    shape = tuple(d if d < 2 else -1 for d in arr.shape) if symbolic else tuple(arr.shape)
+    return (shape, np.dtype(arr.dtype).str)
 
 
 def _static_key(bound, static) -> tuple:
@@ -172,9 +278,9 @@ def _static_key(bound, static) -> tuple:
     return tuple(key)
 
 
-def _describe(key) -> str:
-    tree, leaves, static = key
-    parts = [f"{'x'.join(map(str, s[0])) or 'scalar'}:{np.dtype(s[1]).name}" if len(s) == 2
-             else s[0].__name__ for s in leaves]
+def _describe(key, leaves) -> str:
+    tree, signatures, static = key
+    parts = [f"{'x'.join(map(str, np.shape(x))) or 'scalar'}:{np.dtype(s[1]).name}" if len(s) == 2
+             else s[0].__name__ for s, x in zip(signatures, leaves)]
     statics = [f"{n}={v!r}" for n, _, v in static]
     return ", ".join(parts + statics)

@@ -4,6 +4,7 @@ A transformed function is a `Transformed`: called inside a function being compil
 specialises the function it wraps to core form, transforms that core form and inlines the
 result; called from Python, it is compiled once per signature by `jit` and run.
 """
+import math
 import functools
 
 import numpy as np
@@ -204,10 +205,10 @@ class Jacobian(Transformed):
         y = fun(x)
         x_shape, y_shape = aval(x).shape, aval(y).shape
         if self.forward:
-            rows = _eye(int(np.prod(x_shape, dtype=np.int64)), x_shape, aval(x).dtype)
+            rows = _eye(math.prod(x_shape), x_shape, aval(x).dtype)
             cols = _map_rows(lambda e: _JVPApply(fun)((x,), (e,))[1], rows)
             return _move_first_axis_last(cols, y_shape, x_shape)
-        rows = _eye(int(np.prod(y_shape, dtype=np.int64)), y_shape, aval(y).dtype)
+        rows = _eye(math.prod(y_shape), y_shape, aval(y).dtype)
         jac = _map_rows(lambda e: _VJPApply(fun)((x,), e)[0], rows)
         return bind("reshape", jac, new_sizes=tuple(y_shape) + tuple(x_shape))
 

@@ -39,8 +39,9 @@ def test_chained_comparison_is_a_conjunction():
 def test_methods_and_static_properties():
     assert body(sugar.methods, np.ones((2, 3))) == [
         "def methods(x):",
+        "    x_dim1 = x.shape[1]",
         "    reduce_sum = lax.reduce_sum(x, axes=(0,))",
-        "    add = lax.add(reduce_sum, 3)",
+        "    add = lax.add(reduce_sum, x_dim1)",
         "    return add",
     ]
 

@@ -118,3 +118,31 @@ def test_make_source_for_example_arguments():
     assert "def with_static(x):" in text  # static and string arguments are not parameters
     dynamic_n = astjax.make_source(case.with_static, np.ones(2, np.float32), 3)
     assert "def with_static(x, n):" in dynamic_n and "lax.while_loop" in dynamic_n
+
+
+def test_repeat_calls_on_plain_arrays_skip_argument_binding(monkeypatch):
+    import sys
+    jit_module = sys.modules["astjax.jit"]
+
+    def scale(x, y):
+        return x * y + 1.0
+    f = astjax.jit(scale)
+    x32, x64 = np.ones(3, np.float32), np.ones(3)
+    f(x32, x32), f(x64, x64)
+
+    def no_binding(*args, **kwargs):
+        raise AssertionError("a repeat call bound its arguments again")
+    monkeypatch.setattr(jit_module, "split_arguments", no_binding)
+    assert f(x32, 2 * x32).dtype == np.float32          # each signature finds its own entry
+    np.testing.assert_array_equal(f(x64, 3 * x64), np.full(3, 4.0))
+    with pytest.raises(AssertionError, match="bound its arguments"):
+        f(np.ones(4), np.ones(4))                         # a new shape takes the full path
+
+
+def test_the_fast_path_notices_a_changed_global(monkeypatch):
+    f = astjax.jit(case.scaled)
+    x = np.ones(3)
+    f(x)
+    np.testing.assert_array_equal(f(x), x * 2.0 + np.arange(3.0))  # served by the fast path
+    monkeypatch.setattr(case, "SCALE", 10.0)
+    np.testing.assert_array_equal(f(x), x * 10.0 + np.arange(3.0))

@@ -2,9 +2,12 @@
 
 A `weak` value is a Python scalar that became an array: like NumPy 2 (NEP 50) and JAX, it takes
 the dtype of the array it meets instead of widening it (`x_f32 * 2.0` stays float32)."""
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .dims import DimExpr
 
 
 @dataclass(frozen=True)
@@ -18,8 +21,9 @@ class AVal:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+    def size(self):
+        """The number of elements: an int, or a DimExpr when a size is symbolic."""
+        return math.prod(self.shape)
 
     def strong(self) -> "AVal":
         return AVal(self.shape, self.dtype)
@@ -33,6 +37,8 @@ def aval_of(value) -> AVal:
     """The abstract value of a concrete array or Python/NumPy scalar."""
     if isinstance(value, (bool, int, float, complex)):
         return AVal((), python_scalar_dtype(value), weak=True)
+    if isinstance(value, DimExpr):  # a symbolic size used as a value: a weak integer
+        return AVal((), np.dtype(np.int64), weak=True)
     arr = np.asarray(value)
     return AVal(arr.shape, arr.dtype)
 

@@ -11,6 +11,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .avals import AVal, aval_of
+from .dims import DimExpr
 
 _ids = itertools.count()
 
@@ -128,7 +129,7 @@ def as_atom(value):
         return value
     if isinstance(value, Lit):
         return value
-    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray, DimExpr)):
         return Lit(value)
     raise TypeError(f"not an array value: {type(value).__name__}")
 

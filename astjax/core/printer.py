@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 
-from .ir import Eqn, Func, Var, sub_funcs
+from .dims import DimExpr
+from .ir import Eqn, Func, Lit, Var, sub_funcs
 
 RESERVED = set(keyword.kwlist) | {"lax", "np", "float", "int", "bool"}
 
@@ -49,8 +50,11 @@ class ModulePrinter:
 
     def __init__(self):
         self.consts: dict = {}
+        self.sizes: dict = {}  # symbol -> the name the generated code reads its size from
 
     def literal(self, value) -> str:
+        if isinstance(value, DimExpr):
+            return value.code(self.sizes)
         if isinstance(value, np.ndarray) and value.ndim == 0:
             return self.literal(value[()])
         if isinstance(value, np.ndarray):
@@ -65,10 +69,13 @@ class ModulePrinter:
         return namer[atom] if isinstance(atom, Var) else self.literal(atom.value)
 
     def func(self, func: Func, indent: str = "", namer: Namer = None, fname: str = None) -> list:
-        namer = namer or Namer()
+        top = namer is None
+        namer = namer or Namer(self.sizes.values())
         params = [namer.bind(v, "x") for v in func.params]
         lines = [f"{indent}def {fname or func.name}({', '.join(params)}):"]
         body = indent + "    "
+        if top:
+            lines += self.size_lines(func, namer, body)
         last_line = None
         used = _used_ids(func)
         for eqn in func.eqns:
@@ -82,7 +89,7 @@ class ModulePrinter:
         lines, fn_names = [], {}
         for sub in sub_funcs(eqn):
             fn_names[id(sub)] = name = namer.fresh(sub.name)
-            lines += self.func(sub, indent, Namer(), name)
+            lines += self.func(sub, indent, Namer(self.sizes.values()), name)
         args = [self.atom(a, namer) for a in eqn.ins]
         call = _CALL_FORMS.get(eqn.prim, _plain_call)(eqn, args, fn_names, self)
         outs = [namer.bind(v, eqn.prim) if v.id in used or len(eqn.outs) == 1 else "_"
@@ -91,7 +98,22 @@ class ModulePrinter:
         lines.append(f"{indent}{target}{call}{comment}")
         return lines
 
+    def size_lines(self, func: Func, namer: Namer, indent: str) -> list:
+        """`x_dim0 = x.shape[0]` for every symbolic size the function's code spells out."""
+        used = _symbols_used(func)
+        lines = []
+        for param in func.params:
+            for axis, d in enumerate(param.aval.shape):
+                if isinstance(d, DimExpr) and len(d.terms) == 1 and d.symbols() <= used:
+                    (sym,) = d.symbols()
+                    if sym not in self.sizes and list(d.terms) == [(sym,)] and d.terms[(sym,)] == 1:
+                        self.sizes[sym] = namer.fresh(sym.code)
+                        lines.append(f"{indent}{self.sizes[sym]} = {namer[param]}.shape[{axis}]")
+        return lines
+
     def param(self, value, fn_names) -> str:
+        if isinstance(value, DimExpr):
+            return value.code(self.sizes)
         if isinstance(value, Func):
             return fn_names[id(value)]
         if isinstance(value, tuple):
@@ -102,6 +124,33 @@ class ModulePrinter:
         if isinstance(value, float):
             return _scalar(value)
         return repr(value)
+
+
+def _symbols_used(func: Func) -> set:
+    """The symbols spelt out in the code of `func` and its nested functions: in parameters of
+    equations and in literals."""
+    out = set()
+    for eqn in func.eqns:
+        for a in eqn.ins:
+            if isinstance(a, Lit) and isinstance(a.value, DimExpr):
+                out |= a.value.symbols()
+        out |= _symbols_in_param(eqn.params)
+    for o in func.outs:
+        if isinstance(o, Lit) and isinstance(o.value, DimExpr):
+            out |= o.value.symbols()
+    return out
+
+
+def _symbols_in_param(value) -> set:
+    if isinstance(value, DimExpr):
+        return value.symbols()
+    if isinstance(value, Func):
+        return _symbols_used(value)
+    if isinstance(value, dict):
+        return set().union(*[_symbols_in_param(v) for v in value.values()])
+    if isinstance(value, (tuple, list)):
+        return set().union(*[_symbols_in_param(v) for v in value])
+    return set()
 
 
 def _used_ids(func: Func) -> set:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.avals import aval_of
+from ..core.avals import AVal, aval_of
 from ..core.bind import Builder, building
+from ..core.dims import DimExpr, Symbol
 from ..core.ir import Func, Var, as_atom
 from ..core.simplify import simplify
 from ..errors import AstjaxError, StaticArgumentError
@@ -66,20 +67,34 @@ def leaf_hints(bound, static) -> list:
     return [names[int(p.split("_", 1)[0])] + p[len(p.split("_", 1)[0]):] for p in paths]
 
 
-def abstract_leaf(value, hint: str):
-    """The abstract parameter standing for one array leaf (Python scalars are weakly typed)."""
+def abstract_leaf(value, hint: str, index: int = 0, symbolic: bool = False):
+    """The abstract parameter standing for one array leaf (Python scalars are weakly typed).
+    With `symbolic`, each size of 2 or more is a symbol (see core.dims) witnessed by this one."""
     if isinstance(value, (bool, int, float, complex)):
         return Var(aval_of(value), hint)
     if hasattr(value, "__array__"):  # NumPy arrays and scalars, JAX arrays, ...
-        return Var(aval_of(np.asarray(value)), hint)
+        aval = aval_of(np.asarray(value))
+        if symbolic:
+            aval = AVal(tuple(_size(d, hint, index, axis) for axis, d in enumerate(aval.shape)),
+                        aval.dtype, aval.weak)
+        return Var(aval, hint)
     raise StaticArgumentError(
         f"argument {hint!r} is a {type(value).__name__}, not an array",
         hint="mark it static (static_argnums/static_argnames) or pass an array")
 
 
-def specialize(fn, bound, static) -> Specialized:
+def _size(d: int, hint: str, index: int, axis: int):
+    """A symbol for a size that can vary (2 or more); 0 and 1 stay: emptiness and
+    broadcasting depend on them."""
+    if d < 2:
+        return d
+    return DimExpr.of(Symbol(f"{hint}.shape[{axis}]", f"{hint}_dim{axis}", d, (index, axis)))
+
+
+def specialize(fn, bound, static, symbolic: bool = False) -> Specialized:
     leaves, tree = dynamic_leaves(bound, static)
-    params = [abstract_leaf(x, h) for x, h in zip(leaves, leaf_hints(bound, static))]
+    params = [abstract_leaf(x, h, i, symbolic)
+              for i, (x, h) in enumerate(zip(leaves, leaf_hints(bound, static)))]
     abstract = tree_unflatten(tree, params)
     for name, value in zip([k for k in bound.arguments if k not in static], abstract):
         bound.arguments[name] = value
@@ -90,7 +105,7 @@ def specialize(fn, bound, static) -> Specialized:
     out_leaves, out_tree = tree_flatten(result)
     outs, out_static = [], {}
     for i, leaf in enumerate(out_leaves):
-        if isinstance(leaf, (Var, bool, int, float, complex, np.ndarray, np.generic)):
+        if isinstance(leaf, (Var, bool, int, float, complex, np.ndarray, np.generic, DimExpr)):
             outs.append(as_atom(leaf) if not isinstance(leaf, Var) else leaf)
         else:
             out_static[i] = leaf

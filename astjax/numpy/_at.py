@@ -9,6 +9,7 @@ Each returns a new array. Two lowerings:
 As in JAX (and unlike NumPy), the values are cast to x's dtype. Unlike JAX, an out-of-range
 abstract index is clamped (JAX drops such updates); static out-of-range ints raise ShapeError.
 """
+import math
 import numpy as np
 
 from . import _util as u
@@ -160,8 +161,8 @@ def _flat_positions(shape, index):
     """Where x[index]'s elements sit in x.ravel(): the same index applied to an iota."""
     if _is_static(index):
         with eager():
-            return getitem(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape), index)
-    ids = bind("iota", dtype="int64", shape=(int(np.prod(shape, dtype=np.int64)),), dimension=0)
+            return getitem(np.arange(math.prod(shape)).reshape(shape), index)
+    ids = bind("iota", dtype="int64", shape=(math.prod(shape),), dimension=0)
     return getitem(bind("reshape", ids, new_sizes=tuple(shape)), index)
 
 

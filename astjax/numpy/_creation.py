@@ -7,6 +7,7 @@ literal), so its result is always an abstract array with the array methods (`.at
 """
 import numpy as np
 
+from ..core.dims import DimExpr
 from ..core.prims.elementwise import broadcast_shapes
 from . import _util as u
 from ._util import bind
@@ -114,8 +115,9 @@ def arange(start, stop=None, step=None, dtype=None):
     step = 1 if step is None else step
     bounds = [_static_number(v, "arange's bounds") for v in (start, stop, step)]
     length = _arange_length(*bounds)
-    dtype = u.dtype(dtype) if dtype is not None else np.result_type(*bounds)
-    counting = np.float64 if dtype.kind in "fc" or np.result_type(*bounds).kind == "f" else np.int64
+    kinds = [0 if isinstance(b, DimExpr) else b for b in bounds]  # a symbolic size is an int
+    dtype = u.dtype(dtype) if dtype is not None else np.result_type(*kinds)
+    counting = np.float64 if dtype.kind in "fc" or np.result_type(*kinds).kind == "f" else np.int64
     out = bind("iota", dtype=np.dtype(counting).name, shape=(length,), dimension=0)
     if bounds[2] != 1:
         out = bind("mul", out, bounds[2])
@@ -135,6 +137,9 @@ def _static_number(value, what):
 def _arange_length(start, stop, step) -> int:
     if step == 0:
         raise u.ShapeError("arange: step must not be zero")
+    if any(isinstance(b, DimExpr) for b in (start, stop)) and isinstance(step, int):
+        span = stop - start  # symbolic: ceil(span / step) in integer arithmetic
+        return max(0, (span + step - 1) // step if step > 0 else (-span - step - 1) // -step)
     return max(0, int(np.ceil((stop - start) / step)))
 
 

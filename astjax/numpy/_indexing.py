@@ -8,6 +8,7 @@ boolean mask has a data-dependent shape and raises ConcretizationError.
 As in JAX, out-of-range *array* indices (static or abstract) are clamped; an out-of-range static
 int raises ShapeError (like NumPy's IndexError). Updates are functional: they return a new array.
 """
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,7 +213,7 @@ def _merge_axes(y, positions, front):
     if perm != tuple(range(len(perm))):
         y = bind("transpose", y, permutation=perm)
     s = u.shape(y)
-    merged = int(np.prod(s[front:front + len(positions)], dtype=np.int64))
+    merged = math.prod(s[front:front + len(positions)])
     return bind("reshape", y, new_sizes=s[:front] + (merged,) + s[front + len(positions):])
 
 

@@ -4,6 +4,8 @@
 as size 1. Dtypes follow NumPy: integer sums widen to int64, `mean`/`var` of integers are float64,
 float32 stays float32.
 """
+import math
+
 import numpy as np
 
 from . import _util as u
@@ -80,9 +82,10 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 
 # ---------------------------------------------------------------- moments
-def _count(a, axis) -> int:
+def _count(a, axis):
+    """How many elements each result reduces (a symbolic size where the shape is)."""
     s = u.shape(a)
-    return int(np.prod([s[i] for i in u.normalize_axes(axis, len(s))], dtype=np.int64))
+    return math.prod(s[i] for i in u.normalize_axes(axis, len(s)))
 
 
 def _float_input(a, dtype):

@@ -3,6 +3,7 @@
 All static shape arithmetic happens here in Python; each function emits the few structural
 primitives it needs and skips those that would change nothing (no reshape to the same shape).
 """
+import math
 import numpy as np
 
 from . import _util as u
@@ -34,9 +35,9 @@ def reshape(a, newshape=None, order="C", *, shape=None):
 
 def _resolve_reshape(old: tuple, new) -> tuple:
     new = u.static_shape(new)
-    total = int(np.prod(old, dtype=np.int64))
+    total = math.prod(old)
     unknown = [i for i, d in enumerate(new) if d == -1]
-    known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+    known = math.prod([d for d in new if d != -1])
     if len(unknown) > 1 or any(d < -1 for d in new):
         raise u.ShapeError(f"cannot reshape {old} into {new}", hint="use at most one -1")
     if unknown:
@@ -44,7 +45,7 @@ def _resolve_reshape(old: tuple, new) -> tuple:
             raise u.ShapeError(f"cannot reshape an array of shape {old} into shape {new}",
                                hint=f"the size {total} must be divisible by {known}")
         new = new[:unknown[0]] + (total // known,) + new[unknown[0] + 1:]
-    if int(np.prod(new, dtype=np.int64)) != total:
+    if math.prod(new) != total:
         raise u.ShapeError(f"cannot reshape an array of shape {old} (size {total}) into {new}",
                            hint="the number of elements must stay the same")
     return new

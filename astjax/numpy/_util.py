@@ -3,9 +3,12 @@
 Everything here works on NumPy arrays, Python scalars and abstract `Var`s alike, and only looks at
 shapes and dtypes (static facts). Array math is never done here: it goes through `bind`.
 """
+import math
 import operator
 
 import numpy as np
+
+from ..core.dims import DimExpr
 
 from ..core import table  # noqa: F401  (fills the primitive table before anything binds)
 from ..core.avals import result_dtype
@@ -22,7 +25,7 @@ def ndim(x) -> int:
 
 
 def size(x) -> int:
-    return int(np.prod(shape(x), dtype=np.int64))
+    return math.prod(shape(x))
 
 
 def dtype_of(x) -> np.dtype:
@@ -84,7 +87,10 @@ def normalize_axes(axis, rank: int) -> tuple:
 
 
 def static_int(value, what: str) -> int:
-    """A Python int from a static value; a ConcretizationError for an abstract one."""
+    """A Python int from a static value (or a symbolic size, which is static too: see
+    core.dims); a ConcretizationError for an abstract one."""
+    if isinstance(value, DimExpr):
+        return value
     if is_abstract(value):
         raise concretization(f"{what} must be static, but it is an array value known at run time")
     try:

@@ -1,4 +1,5 @@
 """Contractions: dot_general (batched matrix products) and einsum."""
+import math
 import numpy as np
 
 from ...errors import ShapeError
@@ -13,7 +14,7 @@ def _dot_general(a, b, *, dimension_numbers):
     a_free = [i for i in range(a.ndim) if i not in lc and i not in lb]
     b_free = [i for i in range(b.ndim) if i not in rc and i not in rb]
     batch = [a.shape[i] for i in lb]
-    size = lambda x, axes: int(np.prod([x.shape[i] for i in axes], dtype=np.int64))  # noqa: E731
+    size = lambda x, axes: math.prod([x.shape[i] for i in axes])  # noqa: E731
     a2 = a.transpose(list(lb) + a_free + list(lc)).reshape(batch + [size(a, a_free), size(a, lc)])
     b2 = b.transpose(list(rb) + list(rc) + b_free).reshape(batch + [size(b, rc), size(b, b_free)])
     out = np.matmul(a2, b2)

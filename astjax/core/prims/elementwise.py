@@ -17,12 +17,17 @@ def broadcast_shapes(*shapes) -> tuple:
                              "cannot be combined elementwise: derivatives of third order or "
                              "more through a while loop are not supported yet",
                              hint="use a fori_loop / scan with a fixed trip count")
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        listed = " and ".join(str(tuple(s)) for s in shapes)
-        raise ShapeError(f"shapes {listed} do not broadcast together",
-                         hint="line up the axes with reshape, x[:, None] or jnp.broadcast_to") from None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(rank):  # NumPy's rule, axes aligned from the right; sizes may be symbolic
+        sizes = [s[len(s) - rank + axis] for s in shapes if len(s) - rank + axis >= 0]
+        wide = [d for d in sizes if not (isinstance(d, int) and d == 1)]
+        if any(d != wide[0] for d in wide[1:]):
+            listed = " and ".join(str(tuple(s)) for s in shapes)
+            raise ShapeError(f"shapes {listed} do not broadcast together",
+                             hint="line up the axes with reshape, x[:, None] or jnp.broadcast_to")
+        out.append(wide[0] if wide else 1)
+    return tuple(out)
 
 
 def _stand_in(aval: AVal):

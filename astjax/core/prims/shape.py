@@ -2,6 +2,7 @@
 
 Parameters are static and keyword-only (`shape=(3, 4)`); array operands are positional.
 """
+import math
 import numpy as np
 
 from ...errors import ShapeError
@@ -29,7 +30,7 @@ def _broadcast_in_dim_shape(a, *, shape, broadcast_dimensions):
 
 
 def _reshape_shape(a, *, new_sizes):
-    if int(np.prod(new_sizes, dtype=np.int64)) != a.size:
+    if math.prod(new_sizes) != a.size:
         raise ShapeError(f"cannot reshape an array of shape {a.shape} into shape {tuple(new_sizes)}")
     return new_sizes
 

@@ -1,7 +1,7 @@
 """Derivatives of the indexing primitives: gathers (take, take_along_axis, dynamic_slice)
 transpose to scatters and back; updates split their cotangent between the array and the values
 written into it."""
-import numpy as np
+import math
 
 from astjax.core.bind import bind
 from astjax.errors import TransformError
@@ -66,7 +66,7 @@ def _scatter(ct, x, index, updates, out, axis, mode):
 def _last_writes(index, size):
     """Which update positions survive a 'set' scatter (with repeats, the last write wins)."""
     shape = aval(index).shape
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     flat = bind("reshape", index, new_sizes=(count,))
     order = bind("iota", dtype="int64", shape=(count,), dimension=0)
     writer = bind("scatter", bind("full", -1, shape=(max(size, 1),), dtype="int64"),

@@ -1,4 +1,5 @@
 """Small helpers shared by the derivative rules."""
+import math
 import numpy as np
 
 from astjax.core.bind import bind
@@ -64,7 +65,7 @@ def product_of_others(x, axes):
     moved = x if in_place else bind("transpose", x, permutation=perm)
     group = [shape[i] for i in reduced]
     last = len(kept)
-    flat = bind("reshape", moved, new_sizes=tuple(shape[i] for i in kept) + (int(np.prod(group)),))
+    flat = bind("reshape", moved, new_sizes=tuple(shape[i] for i in kept) + (math.prod(group),))
     before = _shift(bind("cumprod", flat, axis=last, reverse=False), last, 1)
     after = _shift(bind("cumprod", flat, axis=last, reverse=True), last, -1)
     others = bind("reshape", bind("mul", before, after), new_sizes=aval(moved).shape)

@@ -1,0 +1,136 @@
+"""Symbolic sizes: one specialisation serves every length, unless the program inspects a size;
+then the fact it relied on is recorded, checked at every call, and a size that breaks it gets
+a specialisation of its own (logged with the fact), never a wrong answer."""
+import logging
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.core.dims import DimExpr, Facts, Symbol, recording
+from astjax.errors import ShapeError
+
+
+@pytest.fixture
+def compilations(caplog):
+    """The messages of the compilations logged while a test runs."""
+    caplog.set_level(logging.INFO, logger="astjax")
+    return lambda: [r.getMessage() for r in caplog.records if r.getMessage().startswith("compiling")]
+
+
+def mlp_loss(w, x):
+    return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+
+def test_many_lengths_one_specialisation(compilations):
+    grad = astjax.jit(astjax.grad(mlp_loss))
+    w = np.linspace(-1, 1, 12).reshape(4, 3)
+    for n in range(2, 202):
+        x = np.cos(np.arange(n * 4.0)).reshape(n, 4)
+        got = grad(w, x)
+        if n % 50 == 2:  # the answer is right at every size (central differences)
+            want = _central_difference(lambda w: float(np.mean(np.tanh(x @ w) ** 2)), w)
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    assert len(compilations()) == 1, compilations()
+
+
+def _central_difference(f, w, eps=1e-6):
+    out = np.zeros_like(w)
+    for i in np.ndindex(w.shape):
+        e = np.zeros_like(w)
+        e[i] = eps
+        out[i] = (f(w + e) - f(w - e)) / (2 * eps)
+    return out
+
+
+def test_generated_code_reads_sizes_from_its_arguments():
+    source = astjax.make_source(astjax.grad(mlp_loss), np.ones((4, 3)), np.ones((5, 4)))
+    assert "x_dim0 = x.shape[0]" in source
+    assert "(5," not in source  # no size of the example is baked in
+
+
+def shape_test(x):
+    if x.shape[0] > 3:
+        return x * 2.0
+    return x + 1.0
+
+
+def unrolled(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + x[i] * i
+    return total
+
+
+def halves(x):
+    return x.reshape(2, -1).sum(axis=0)
+
+
+@pytest.mark.parametrize("fun, serves, breaks, fact", [
+    (shape_test, [4, 5, 9], 2, "x.shape[0] > 3"),
+    (unrolled, [4, 4], 5, "x.shape[0] == 4"),
+    (halves, [6, 6], 8, "x.shape[0] == 6"),
+])
+def test_a_recorded_fact_is_checked_at_every_call(compilations, fun, serves, breaks, fact):
+    f = astjax.jit(fun)
+    for n in serves:
+        np.testing.assert_allclose(f(np.arange(n, dtype=float)), _eager(fun, n))
+    assert len(compilations()) == 1
+    np.testing.assert_allclose(f(np.arange(breaks, dtype=float)), _eager(fun, breaks))
+    messages = compilations()
+    assert len(messages) == 2 and f"`{fact}`" in messages[1], messages
+
+
+def _eager(fun, n):
+    return fun(np.arange(n, dtype=float))
+
+
+def add(x, y):
+    return x + y
+
+
+def test_broadcasting_two_sizes_is_a_checked_assumption():
+    f = astjax.jit(add)
+    np.testing.assert_array_equal(f(np.ones(3), np.ones(3)), 2 * np.ones(3))
+    np.testing.assert_array_equal(f(np.ones(4), np.ones(4)), 2 * np.ones(4))
+    with pytest.raises(ShapeError, match=r"test_shape_polymorphism\.py:\d+") as info:
+        f(np.ones(3), np.ones(4))
+    assert "do not broadcast" in str(info.value)
+
+
+def test_sizes_of_zero_and_one_select_their_own_specialisation(compilations):
+    f = astjax.jit(add)
+    assert f(np.ones(1), np.ones(5)).shape == (5,)   # 1 broadcasts
+    assert f(np.ones(5), np.ones(5)).shape == (5,)
+    assert f(np.ones(0), np.ones(0)).shape == (0,)
+    assert len(compilations()) == 3
+
+
+def test_a_returned_size_is_computed_at_run_time():
+    f = astjax.jit(lambda x: (x.sum(), x.shape[0]))
+    assert f(np.ones(3))[1] == 3
+    assert f(np.ones(7))[1] == 7
+
+
+def test_polymorphism_can_be_turned_off(monkeypatch, compilations):
+    monkeypatch.setenv("ASTJAX_SHAPE_POLYMORPHISM", "0")
+    f = astjax.jit(add)
+    f(np.ones(3), np.ones(3))
+    f(np.ones(4), np.ones(4))
+    assert len(compilations()) == 2
+    g = astjax.jit(astjax.grad(lambda x: jnp.mean(x * x)))
+    assert "x.shape[0]" not in astjax.make_source(g, np.ones(5))  # the size is baked in
+
+
+def test_algebra_decides_what_holds_for_every_size():
+    n = DimExpr.of(Symbol("x.shape[0]", "x_dim0", 8))
+    m = DimExpr.of(Symbol("y.shape[0]", "y_dim0", 8))
+    facts = Facts()
+    with recording(facts):
+        assert n > 1 and n >= 2 and n + 1 > n and (n * m) // m == n and n - n == 0
+        assert facts.items == []                      # all provable: nothing recorded
+        assert n == m                                  # true for these sizes only
+        assert int(n) == 8
+    assert [str(f) for f in facts.items] == ["x.shape[0] == y.shape[0]", "x.shape[0] == 8"]
+    assert facts.items[0].check({}) and not facts.items[0].check({n.symbols().pop(): 3})
