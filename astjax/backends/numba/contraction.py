@@ -162,10 +162,14 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
         return [[labels.index(lab) for lab in group] for group in groups]
 
     lines = []
-    result = matmul(fe, (ins[0], aa, *axes(la, [batch, a_free, contracted])),
-                    (ins[1], ba, *axes(lb_, [batch, contracted, b_free])),
-                    out.dtype, name, lines)
+    left = (ins[0], aa, *axes(la, [batch, a_free, contracted]))
+    right = (ins[1], ba, *axes(lb_, [batch, contracted, b_free]))
     order = batch + a_free + b_free
+    if output == batch + b_free + a_free and output != order:  # (A B)^T = B^T A^T: no copy
+        left = (ins[1], ba, *axes(lb_, [batch, b_free, contracted]))
+        right = (ins[0], aa, *axes(la, [batch, contracted, a_free]))
+        order = output
+    result = matmul(fe, left, right, out.dtype, name, lines)
     if not output:
         lines.append(f"{name} = {result}.reshape({result}.size)[0]")
         return lines

@@ -24,6 +24,12 @@ from .values import Array, Unrolled, Value, text
 
 
 LOOP_NAMES = "ijklmn"
+ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
+# primitives worth a row buffer rather than a second evaluation
+COSTLY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
+          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+          "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "pow", "atan2", "logaddexp",
+          "cbrt"}
 
 
 class Member:
@@ -316,16 +322,54 @@ class NestEmitter:
             return [d for d in (self.nest.member(a) for a in m.eqn.ins) if d is not None]
         return [m.source]
 
-    def _needed(self, roots) -> list:
-        """Inner members to compute in a pass for these roots, in program order."""
+    def _needed(self, roots, p: int = 0) -> list:
+        """Inner members to compute in pass p for these roots, in program order (a member
+        stashed in an earlier pass is read back, not recomputed from its operands)."""
         need, stack = set(), list(roots)
         while stack:
             m = stack.pop()
             if id(m) in need or not self.inner(m):
                 continue
             need.add(id(m))
-            stack += self._deps(m)
+            if self.stash.get(m, p) >= p:
+                stack += self._deps(m)
         return [m for m in self.nest.order if id(m) in need]
+
+    def _roots(self, p, stores) -> list:
+        order = self.nest.order
+        roots = [m for m in order if self.inner(m) and m.p == p and m.var.id in stores]
+        return roots + [m.source for m in order if m.kind in ("row", "acc") and m.p == p
+                        and self.inner(m.source)]
+
+    def _plan_passes(self, passes, stores) -> dict:
+        """pass -> inner members computed in it.  A member that a later pass needs again and
+        whose computation calls transcendental math is stashed in a row buffer instead of
+        being recomputed (softmax's exp: computed once, read back to normalise)."""
+        self.stash = {}
+        first = {}
+        for p in range(1, passes + 1):
+            for m in self._needed(self._roots(p, stores)):
+                if id(m) in first and first[id(m)] < p and self._costly(m) \
+                        and m.kind == "elem" and m not in self.stash:
+                    self.stash[m] = first[id(m)]
+                first.setdefault(id(m), p)
+        return {p: self._needed(self._roots(p, stores), p) for p in range(1, passes + 1)}
+
+    def _costly(self, m, seen=None) -> bool:
+        """Whether computing m again means transcendental math (within this nest's row)."""
+        if m.kind != "elem":
+            return False
+        if m.eqn.prim in COSTLY:
+            return True
+        return any(self.inner(d) and self._costly(d) for d in self._deps(m))
+
+    def _stash_index(self) -> str:
+        return ", ".join(self.loop[a] for a in range(self.k, self.nest.rank))
+
+    def _stash_buffer(self, m) -> str:
+        m.buffer = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_row")
+        dims = ", ".join(text(self.nest.dims[a]) for a in range(self.k, self.nest.rank))
+        return f"{m.buffer} = np.empty(({dims},), {E.dtype_text(m.var.aval.dtype)})"
 
     # -------------------------------------------------------- code
     def emit(self) -> dict:
@@ -338,14 +382,25 @@ class NestEmitter:
                   if m.var.id in self.stored and m.kind != "acc" and m.var.aval.shape}
         accs = {m.var.id: self._acc_init(m) for m in order if m.kind == "acc"}
         parallel = self._parallel(passes)
-        body, depth = [], 0
-        outer = self.loop[:self.k]
+        outer = [(a, var) for a, var in enumerate(self.loop[:self.k]) if var != "0"]
+        plan = self._plan_passes(passes, stores)
+        buffers = [self._stash_buffer(m) for m in self.stash]
+        chunked = bool(buffers and parallel and outer)
+        if not chunked:
+            fe.lines += buffers  # row buffers: allocated once, outside the loops
         lines = []
-        outer = [(a, var) for a, var in enumerate(outer) if var != "0"]
         for n, (a, var) in enumerate(outer):
+            ind = "    " * (n + (1 if chunked else 0))
+            if chunked and n == 0:  # each thread's chunk of rows gets its own row buffers
+                chunk, size = fe.fresh("chunk"), self._dim(a)
+                lines.append(f"for {chunk} in numba.prange(({size} + {ROWS - 1}) // {ROWS}):")
+                lines += ["    " + b for b in buffers]
+                lines.append(f"    for {var} in range({chunk} * {ROWS}, "
+                             f"min({chunk} * {ROWS} + {ROWS}, {size})):")
+                continue
             rng = "numba.prange" if parallel and n == 0 else "range"
-            lines.append("    " * n + f"for {var} in {rng}({self._dim(a)}):")
-        depth = len(outer)
+            lines.append(ind + f"for {var} in {rng}({self._dim(a)}):")
+        depth = len(outer) + (1 if chunked else 0)
         ind = "    " * depth
         body = []
         self._outer_slot(0, body, stores, accs)
@@ -353,10 +408,7 @@ class NestEmitter:
             rows = [m for m in order if m.kind == "row" and m.p == p]
             for m in rows:
                 body.append(self._row_init(m))
-            roots = [m for m in order if self.inner(m) and m.p == p and m.var.id in stores]
-            roots += [m.source for m in order if m.kind in ("row", "acc") and m.p == p
-                      and self.inner(m.source)]
-            needed = self._needed(roots)
+            needed = plan[p]
             if needed:
                 body += self._inner_loop(p, needed, rows, stores, accs, parallel and not outer)
             for m in rows:
@@ -452,8 +504,14 @@ class NestEmitter:
         ind = "    " * len(inner_axes)
         body = []
         for m in needed:
-            if m.kind in ("elem", "load"):
+            stashed = self.stash.get(m)
+            if stashed is not None and stashed < p:
+                m.local = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_i")
+                body.append(f"{m.local} = {m.buffer}[{self._stash_index()}]")
+            elif m.kind in ("elem", "load"):
                 self._compute(m, body)
+            if stashed == p:
+                body.append(f"{m.buffer}[{self._stash_index()}] = {m.local}")
             if m.var.id in stores and m.p == p:
                 body.append(self._store_line(m, stores))
         for m in rows:

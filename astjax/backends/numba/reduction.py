@@ -91,9 +91,9 @@ def _extreme(dtype, largest: bool) -> str:
 
 
 def _pick(op):
-    """max/min: vecmath's NaN-propagating form for floats, Python's for integers."""
+    """max/min of floats and integers (NaN wins); booleans as any/all."""
     def update(acc, v):
-        return f"{acc} = rt.{op}_nan({v}, {acc})"
+        return f"{acc} = rt.r{op}({acc}, {v})"
     return update
 
 

@@ -8,6 +8,7 @@ NaN propagates through max/min as in NumPy.
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
@@ -345,3 +346,39 @@ def radd(typingctx, acc, v):
 def rmul(typingctx, acc, v):
     """acc * v, regrouped freely within a reduction."""
     return _accumulate("fmul", "mul")(typingctx, acc, v)
+
+
+def _extremum(float_name, int_predicate, bool_op):
+    """max/min for a loop-carried accumulator: llvm.maximum/minimum on floats (NaN wins, as in
+    NumPy, and loops over them vectorise), a compare and select on integers, or/and on bools."""
+    def typer(typingctx, acc, v):
+        if acc != v or not isinstance(acc, (types.Float, types.Integer, types.Boolean)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            t = args[0].type
+            if isinstance(sig.return_type, types.Boolean):
+                return getattr(builder, bool_op)(*args)
+            if isinstance(sig.return_type, types.Float):
+                name = f"llvm.{float_name}.{'f32' if sig.return_type == types.float32 else 'f64'}"
+                fn = builder.module.globals.get(name) or ir.Function(
+                    builder.module, ir.FunctionType(t, [t, t]), name)
+                return builder.call(fn, args)
+            signed = sig.return_type.signed
+            op = int_predicate if signed else int_predicate.replace("s", "u", 1)
+            return builder.select(builder.icmp_signed(op[1:], *args) if signed else
+                                  builder.icmp_unsigned(op[1:], *args), args[0], args[1])
+        return acc(acc, v), codegen
+    return typer
+
+
+@intrinsic
+def rmax(typingctx, acc, v):
+    """The larger of acc and v (NaN if either is)."""
+    return _extremum("maximum", "s>", "or_")(typingctx, acc, v)
+
+
+@intrinsic
+def rmin(typingctx, acc, v):
+    """The smaller of acc and v (NaN if either is)."""
+    return _extremum("minimum", "s<", "and_")(typingctx, acc, v)
