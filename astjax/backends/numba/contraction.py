@@ -4,9 +4,11 @@ import numpy as np
 
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
-from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
+from astjax.core.ir import Eqn, Var
+
+from .emit import FOLD, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import out_aval, shape_text
-from .values import View
+from .values import Array, View
 
 
 def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines: list) -> str:
@@ -44,20 +46,41 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     plain = _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines)
     if plain is not None:
         return plain
-    a3 = _matmul_layout(fe, a, aa, dtype, sum(a_groups, []), a_groups, lines)
-    b3 = _matmul_layout(fe, b, ba, dtype, sum(b_groups, []), b_groups, lines)
+    blas = np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4
+    ta = blas and a_groups[0] and _swapped(aa, dtype, a_groups)
+    tb = blas and b_groups[0] and _swapped(ba, dtype, b_groups)
+    a3 = _matmul_layout(fe, a, aa, dtype, *_layout(a_groups, ta), lines)
+    b3 = _matmul_layout(fe, b, ba, dtype, *_layout(b_groups, tb), lines)
     result = fe.fresh(base + "_3d")
-    shape3 = f"({a3}.shape[0], {a3}.shape[1], {b3}.shape[2])"
-    if np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4:
+    rows = f"{a3}.shape[{2 if ta else 1}]"
+    cols = f"{b3}.shape[{1 if tb else 2}]"
+    shape3 = f"({a3}.shape[0], {rows}, {cols})"
+    if blas:
         if not a_groups[0]:
             lines.append(f"{result} = np.dot({a3}[0], {b3}[0]).reshape({shape3})")
         else:
+            flags = f", {bool(ta)}, {bool(tb)}" if ta or tb else ""
             lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
-                      f"rt.batched_dot({a3}, {b3}, {result})"]
+                      f"rt.batched_dot({a3}, {b3}, {result}{flags})"]
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
     return result
+
+
+def _swapped(aval, dtype, groups) -> bool:
+    """Whether an operand's (batch, first, second) groups are its own axes in the order
+    (batch, second, first), one axis each: BLAS reads each batch's matrix transposed."""
+    batch, first, second = groups
+    return (np.dtype(aval.dtype) == np.dtype(dtype) and len(first) == 1 and len(second) == 1
+            and batch + second + first == list(range(aval.ndim)))
+
+
+def _layout(groups, swapped) -> tuple:
+    """(axis order, groups) of the 3-D layout an operand is reshaped to."""
+    if swapped:
+        groups = [groups[0], groups[2], groups[1]]
+    return sum(groups, []), groups
 
 
 def _as_matrix(name: str, aval, groups: list):
@@ -91,6 +114,36 @@ def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
 
 
 LOWER.set("dot_general", lower_dot_general)
+
+
+def fold_transposes(fe, eqn):
+    """dot_general of a transposed array reads the array itself (its dimension numbers
+    renamed) when the transpose keeps the order of the free axes: no copy."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    ins, numbers = list(eqn.ins), [[list(lc), list(lb)], [list(rc), list(rb)]]
+    changed = False
+    for k, atom in enumerate(eqn.ins):
+        view = fe.env.get(getattr(atom, "id", None))
+        base, perm = getattr(view, "transposed", (None, None))
+        if not isinstance(base, Array):
+            continue
+        contracted, batch = numbers[k]
+        free = [j for j in range(len(perm)) if j not in contracted + batch]
+        if [perm[j] for j in free] != sorted(perm[j] for j in free):
+            continue  # the result's axes would come out in another order
+        numbers[k] = [[perm[j] for j in contracted], [perm[j] for j in batch]]
+        var = Var(base.aval, "operand")
+        fe.bind(var, base)
+        ins[k] = var
+        changed = True
+    if not changed:
+        return eqn
+    (lc, lb), (rc, rb) = numbers
+    params = dict(eqn.params, dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))))
+    return Eqn(eqn.outs, eqn.prim, ins, params, eqn.loc, eqn.note)
+
+
+FOLD["dot_general"] = fold_transposes
 
 
 def lower_einsum(fe, eqn, ins, outs):

@@ -77,6 +77,11 @@ VIEW = RuleTable("numba_view", "rule(fe: Block, eqn, operands: [Value]) -> Value
                                                    "contraction"))
 
 
+# Rewrites of an opaque equation before its operands are materialised, so a view it can read
+# as it is (a transposed matrix, for BLAS) is not copied: prim -> fold(fe, eqn) -> eqn.
+FOLD: dict = {}
+
+
 def has_lowering(name: str) -> bool:
     return name in SCALAR or name in LOWER or name in EMIT
 
@@ -492,6 +497,8 @@ class Block:
 
     def opaque(self, eqn) -> None:
         rule = LOWER[eqn.prim]
+        if eqn.prim in FOLD:
+            eqn = FOLD[eqn.prim](self, eqn)
         ins = [self.materialise(self.value(a)) for a in eqn.ins]
         outs = [self.own_name(v, eqn.prim) for v in eqn.outs]
         lines = rule(self, eqn, ins, outs)

@@ -392,11 +392,12 @@ class NestEmitter:
         for n, (a, var) in enumerate(outer):
             ind = "    " * (n + (1 if chunked else 0))
             if chunked and n == 0:  # each thread's chunk of rows gets its own row buffers
-                chunk, size = fe.fresh("chunk"), self._dim(a)
-                lines.append(f"for {chunk} in numba.prange(({size} + {ROWS - 1}) // {ROWS}):")
+                chunk, size = fe.fresh("chunk"), self.nest.dims[a]
+                rows = max(1, min(ROWS, size // 8))  # enough chunks to share out
+                lines.append(f"for {chunk} in numba.prange({-(-size // rows)}):")
                 lines += ["    " + b for b in buffers]
-                lines.append(f"    for {var} in range({chunk} * {ROWS}, "
-                             f"min({chunk} * {ROWS} + {ROWS}, {size})):")
+                lines.append(f"    for {var} in range({chunk} * {rows}, "
+                             f"min({chunk} * {rows} + {rows}, {size})):")
                 continue
             rng = "numba.prange" if parallel and n == 0 else "range"
             lines.append(ind + f"for {var} in {rng}({self._dim(a)}):")

@@ -290,10 +290,18 @@ def scatter(op, out, index, updates):
 
 # ---------------------------------------------------------------- contraction
 @njit
-def batched_dot(a, b, out):
-    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot)."""
+def batched_dot(a, b, out, ta=False, tb=False):
+    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot, into out[i]); with ta
+    (tb) a[i] (b[i]) is read transposed, as BLAS can, instead of copied."""
     for i in range(a.shape[0]):
-        out[i] = np.dot(a[i], b[i])
+        if ta and tb:
+            np.dot(a[i].T, b[i].T, out[i])
+        elif ta:
+            np.dot(a[i].T, b[i], out[i])
+        elif tb:
+            np.dot(a[i], b[i].T, out[i])
+        else:
+            np.dot(a[i], b[i], out[i])
 
 
 @njit

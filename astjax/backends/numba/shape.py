@@ -197,7 +197,13 @@ def view_concatenate(fe, eqn, values):
 
 
 VIEW.set("reshape", view_reshape)
-VIEW.set("transpose", _view(_transpose_index))
+def view_transpose(fe, eqn, values):
+    view = _view(_transpose_index)(fe, eqn, values)
+    view.transposed = (values[0], tuple(eqn.params["permutation"]))
+    return view
+
+
+VIEW.set("transpose", view_transpose)
 def view_broadcast_in_dim(fe, eqn, values):
     view = _view(_broadcast_index)(fe, eqn, values)
     if isinstance(values[0], Unrolled) and not values[0].shape:
