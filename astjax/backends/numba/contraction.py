@@ -6,9 +6,11 @@ from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
 from astjax.core.ir import Eqn, Var
 
-from .emit import FOLD, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
+from astjax.core.avals import AVal
+
+from .emit import FOLD, INLINE, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import out_aval, shape_text
-from .values import Array, View
+from .values import Array, View, mapped
 
 
 def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines: list) -> str:
@@ -269,7 +271,8 @@ def _product_view(fe, eqn, values, inputs, output, sizes):
     return View(out, element, values)
 
 
-def view_dot_general(fe, eqn, values):
+def _dot_labels(eqn, values):
+    """dot_general as einsum labels: (labels per operand, output labels, label sizes)."""
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     a, b = values
     a_labels, b_labels = [None] * len(a.shape), [None] * len(b.shape)
@@ -291,10 +294,15 @@ def view_dot_general(fe, eqn, values):
     for labels, v in ((a_labels, a), (b_labels, b)):
         for lab, d in zip(labels, v.shape):
             sizes[lab] = max(sizes.get(lab, 1), d)
-    return _product_view(fe, eqn, values, [a_labels, b_labels], output, sizes)
+    return [a_labels, b_labels], output, sizes
 
 
-def view_einsum(fe, eqn, values):
+def view_dot_general(fe, eqn, values):
+    return _product_view(fe, eqn, values, *_dot_labels(eqn, values))
+
+
+def _einsum_labels_of(eqn):
+    """An einsum's (labels per operand, output labels, label sizes)."""
     subscripts = eqn.params["subscripts"]
     lhs, _, rhs = subscripts.partition("->")
     terms = lhs.split(",")
@@ -307,8 +315,58 @@ def view_einsum(fe, eqn, values):
     for labels, a in zip(inputs, avals):
         for label, d in zip(labels, a.shape):
             sizes[label] = max(sizes.get(label, 1), d)
-    return _product_view(fe, eqn, values, inputs, output, sizes)
+    return inputs, output, sizes
+
+
+def view_einsum(fe, eqn, values):
+    return _product_view(fe, eqn, values, *_einsum_labels_of(eqn))
 
 
 VIEW.set("dot_general", view_dot_general)
 VIEW.set("einsum", view_einsum)
+
+
+# ---------------------------------------------------------------- products as loop nests
+INLINE_WORK = 4096  # multiply-adds below which a loop nest beats a BLAS call's overhead
+
+
+def inline_contraction(fe, eqn, labelled) -> bool:
+    """A contraction emitted as the elementwise product of its operands over (output labels,
+    summed labels) and a sum over the summed ones: a loop nest whose row reduction is the
+    dot product, so the consumers of the result fuse with it.  For small products only: a
+    BLAS call costs about a microsecond, and beats loops on anything bigger (measured on
+    matrix-vector products too)."""
+    values = [fe.value(a) for a in eqn.ins]
+    if any(d < 0 for v in values for d in v.shape):
+        return False
+    inputs, output, sizes = labelled(eqn, values)
+    summed = [lab for lab in sizes if lab not in output]
+    work = int(np.prod([sizes[lab] for lab in output + summed], dtype=np.int64))
+    if not summed or work > INLINE_WORK:
+        return False
+    out = eqn.outs[0]
+    domain = output + summed
+    shape = tuple(sizes[lab] for lab in domain)
+    operands = []
+    for value, labels, atom in zip(values, inputs, eqn.ins):
+        at = [domain.index(lab) for lab in labels]
+        view = mapped(AVal(shape, atom.aval.dtype), value,
+                      lambda index, at=at, dims=value.shape: [index[j] if d != 1 else 0
+                                                              for j, d in zip(at, dims)])
+        var = Var(view.aval, "operand")
+        fe.bind(var, view)
+        operands.append(var)
+    product = Var(AVal(shape, out.aval.dtype), fe.base_name(out, eqn.prim) + "_terms")
+    terms = operands[0]
+    for k, operand in enumerate(operands[1:]):
+        last = k == len(operands) - 2
+        step = product if last else Var(AVal(shape, out.aval.dtype), "terms")
+        fe.equation(Eqn([step], "mul", [terms, operand], {}, eqn.loc, eqn.note))
+        terms = step
+    axes = tuple(range(len(output), len(domain)))
+    fe.equation(Eqn([out], "reduce_sum", [terms], {"axes": axes}, eqn.loc, eqn.note))
+    return True
+
+
+INLINE["dot_general"] = lambda fe, eqn: inline_contraction(fe, eqn, _dot_labels)
+INLINE["einsum"] = lambda fe, eqn: inline_contraction(fe, eqn, lambda e, v: _einsum_labels_of(e))

@@ -80,6 +80,9 @@ VIEW = RuleTable("numba_view", "rule(fe: Block, eqn, operands: [Value]) -> Value
 # Rewrites of an opaque equation before its operands are materialised, so a view it can read
 # as it is (a transposed matrix, for BLAS) is not copied: prim -> fold(fe, eqn) -> eqn.
 FOLD: dict = {}
+# Equations that may instead be emitted as other equations joining loop nests (a small matrix
+# product as products and a sum): prim -> inline(fe, eqn) -> bool (False: not inlined).
+INLINE: dict = {}
 
 
 def has_lowering(name: str) -> bool:
@@ -386,6 +389,8 @@ class Block:
         elif eqn.prim in REDUCERS and self.reduction(eqn):
             pass
         elif eqn.prim in VIEW and self.view(eqn):
+            pass
+        elif eqn.prim in INLINE and INLINE[eqn.prim](self, eqn):
             pass
         elif eqn.prim in EMIT:
             EMIT[eqn.prim](self, eqn)

@@ -289,19 +289,21 @@ def scatter(op, out, index, updates):
 
 
 # ---------------------------------------------------------------- contraction
-@njit
+@numba.njit(cache=True, error_model="numpy", parallel=True)
 def batched_dot(a, b, out, ta=False, tb=False):
-    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot, into out[i]); with ta
-    (tb) a[i] (b[i]) is read transposed, as BLAS can, instead of copied."""
-    for i in range(a.shape[0]):
+    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot); with ta (tb) a[i]
+    (b[i]) is read transposed, as BLAS can, instead of copied.  (np.dot's `out` argument
+    is not used: Numba runs it as a plain loop, a hundred times slower than BLAS.)  The
+    batches run in parallel (each BLAS call is single-threaded, see the backend)."""
+    for i in numba.prange(a.shape[0]):
         if ta and tb:
-            np.dot(a[i].T, b[i].T, out[i])
+            out[i] = np.dot(a[i].T, b[i].T)
         elif ta:
-            np.dot(a[i].T, b[i], out[i])
+            out[i] = np.dot(a[i].T, b[i])
         elif tb:
-            np.dot(a[i], b[i].T, out[i])
+            out[i] = np.dot(a[i], b[i].T)
         else:
-            np.dot(a[i], b[i], out[i])
+            out[i] = np.dot(a[i], b[i])
 
 
 @njit
