@@ -2,7 +2,7 @@
 import numpy as np
 
 from . import values as V
-from .emit import LOWER, VIEW, as_dtype, dims, dtype_text, product
+from .emit import LOWER, VIEW, as_dtype, cast, dims, dtype_text, product, scalar_literal
 from .values import Unrolled, View, mapped
 from .layout import aval_of, blocks, broadcast, flat_index, from_blocks, out_aval, shape_text
 
@@ -172,3 +172,34 @@ def view_take_along_axis(fe, eqn, values):
 VIEW.set("dynamic_slice", view_dynamic_slice)
 VIEW.set("take", view_take)
 VIEW.set("take_along_axis", view_take_along_axis)
+
+
+def view_take_along_transpose(fe, eqn, values):
+    """The cotangent of take_along_axis as an index map: out[p] is the sum, over the few
+    taken positions j of p's row, of ct[j] where index[j] is p's position (a one-hot select
+    when one element per row was taken)."""
+    (ct, idx), out, axis = values, out_aval(eqn), eqn.params["axis"]
+    if -1 in ct.shape or -1 in idx.shape or -1 in out.shape:
+        return None
+    both = tuple(np.broadcast_shapes(ct.shape, idx.shape))
+    if any(b != o for k, (b, o) in enumerate(zip(both, out.shape)) if k != axis) \
+            or both[axis] > SMALL_GATHER:
+        return None
+    zero = scalar_literal(0, out.dtype)
+
+    def element(index, reader):
+        terms = []
+        for j in range(both[axis]):
+            at = list(index)
+            at[axis] = j
+            taken = _clip(reader, idx, [0 if d == 1 else i for i, d in zip(at, idx.shape)],
+                          out.shape[axis])
+            value = cast(reader(ct, [0 if d == 1 else i for i, d in zip(at, ct.shape)]),
+                         eqn.ins[0].aval.dtype, out.dtype)
+            terms.append(f"({value} if {taken} == {index[axis]} else {zero})")
+        return " + ".join(terms) if terms else zero
+    return View(out, element, [ct, idx])
+
+
+SMALL_GATHER = 16  # taken positions per row, summed in the loop
+VIEW.set("take_along_axis_transpose", view_take_along_transpose)

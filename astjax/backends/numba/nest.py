@@ -482,8 +482,23 @@ class NestEmitter:
             return
         texts = [self._read(a, mp or ()) for a, mp in zip(m.eqn.ins, m.in_maps)]
         m.local = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_i")
-        out.append(f"{m.local} = {E.scalar_expression(m.eqn, texts, self.fe)}"
-                   f"{self.fe.comment(m.eqn)}")
+        expression = self._by_reciprocal(m, texts) or E.scalar_expression(m.eqn, texts, self.fe)
+        out.append(f"{m.local} = {expression}{self.fe.comment(m.eqn)}")
+
+    def _by_reciprocal(self, m, texts):
+        """x / d with d the same along the inner loop (a row's norm or sum): x * (1 / d), the
+        reciprocal hoisted out of the loop (as XLA does), so the loop multiplies.  None
+        otherwise."""
+        if m.eqn.prim != "div" or not self.inner(m) or m.var.aval.dtype.kind != "f":
+            return None
+        divisor, in_map = m.eqn.ins[1], m.in_maps[1] or ()
+        d = self.nest.member(divisor)
+        row_invariant = (not self.inner(d)) if d is not None else \
+            all(a is None or a < self.k for a in in_map)
+        if not row_invariant or not hasattr(divisor, "id"):
+            return None
+        op = E.ScalarOp(m.eqn, texts, self.fe)
+        return f"{op.arg(0)} * ({E.scalar_literal(1, op.dtype)} / {op.arg(1)})"
 
     def _outer_slot(self, p, body, stores, accs) -> None:
         for m in self.nest.order:
