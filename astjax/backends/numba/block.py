@@ -72,6 +72,7 @@ class Block:
         self.users: dict = {}
         self.results: set = set()
         self.materialised: dict = {}  # id(Value) -> array name
+        self.loop = None  # a loop body's Hoist: where its arrays are allocated, once
 
     # ------------------------------------------------------------ names and small helpers
     @property
@@ -227,6 +228,23 @@ class Block:
             elems.append(element)
         return Unrolled(value.aval, elems)
 
+    # ------------------------------------------------------------ allocation
+    def allocate(self, var, name: str, allocation: str) -> None:
+        """Bind `name` to a new array.  In a loop body it is allocated once, before the
+        loop: an array that becomes a carry alternates between two (the carry of the last
+        iteration is read while the next is written), any other is reused as it is."""
+        hoist = self.loop
+        if hoist is None or any(not isinstance(d, int) or d < 0 for d in var.aval.shape):
+            self.lines.append(f"{name} = {allocation}")
+            return
+        if var.id in hoist.carried:
+            first, second = self.fresh(name + "_a"), self.fresh(name + "_b")
+            hoist.lines += [f"{first} = {allocation}", f"{second} = {allocation}"]
+            self.lines.append(f"{name} = {first} if {hoist.parity} else {second}")
+            return
+        hoist.lines.append(f"{name} = {allocation}")
+        hoist.reused.add(name)
+
     # ------------------------------------------------------------ join points
     def slot(self, var, base: str = "") -> Value:
         """Locals that hold a value where control flow joins (a loop carry, a branch's
@@ -251,6 +269,8 @@ class Block:
                         sources.append(cast(src, value.aval.dtype, slot.aval.dtype))
             else:
                 src = self.contiguous(value)
+                if self.loop is not None and getattr(value, "root", None) in self.loop.reused:
+                    src = f"{src}.copy()"  # reused by the next iteration: the carry keeps a copy
                 if src != slot.name:
                     targets.append(slot.name)
                     sources.append(src)
@@ -446,6 +466,8 @@ class Block:
                         source = source.source
                     if source.kind != "load":
                         stored.add(source.var.id)
+                    if self.loop is not None and member.var.id in self.loop.carried:
+                        self.loop.carried.add(source.var.id)
                 else:
                     stored.add(member.var.id)
         self.env.update(nest.emit(stored))
@@ -509,3 +531,14 @@ def _users(func: Func) -> dict:
         if isinstance(atom, Var):
             users.setdefault(atom.id, set()).add("return")
     return users
+
+
+class Hoist:
+    """A loop body's allocations, emitted before the loop.  `carried`: ids of the body's
+    results that become carries; `parity`: a text that alternates between iterations;
+    `reused`: arrays allocated once and overwritten by every iteration."""
+
+    def __init__(self, carried, parity: str):
+        self.carried, self.parity = set(carried), parity
+        self.lines: list = []
+        self.reused: set = set()

@@ -4,6 +4,9 @@ of a small carry, else an array), assigned all at once at the end of each iterat
 stacked outputs and the tapes of taped while loops are written into arrays allocated before
 the loop (a tape grows by doubling: its length is known only when the loop ends)."""
 
+from astjax.core.ir import Var
+
+from .block import Hoist
 from .emit import EMIT, dtype_text, tuple_text
 from .values import Array, Unrolled, mapped, text
 
@@ -53,19 +56,31 @@ def _slots(fe, outs, params) -> list:
     return [fe.slot(v, p.hint or fe.base_name(v, "carry")) for v, p in zip(outs, params)]
 
 
+def _hoist(fe, body_func, carries: int, parity: str) -> Hoist:
+    """Where a loop body's arrays are allocated once (see Block.allocate)."""
+    carried = [o.id for o in body_func.outs[:carries] if isinstance(o, Var)]
+    return Hoist(carried, parity)
+
+
 def emit_while(fe, eqn):
-    slots = _slots(fe, eqn.outs, eqn.params["body"].params)
+    body_func = eqn.params["body"]
+    slots = _slots(fe, eqn.outs, body_func.params)
     fe.assign(slots, [fe.value(a) for a in eqn.ins])
-    fe.lines += [f"while True:{fe.comment(eqn)}"] + _indent(_loop_test(fe, eqn.params["cond"], slots))
+    flip = fe.fresh("flip")
+    hoist = _hoist(fe, body_func, len(eqn.outs), flip)
+    test = _loop_test(fe, eqn.params["cond"], slots, hoist)
     body = fe.child()
-    body.assign(slots, body.inline(eqn.params["body"], slots))
-    fe.lines += _indent(body.lines)
+    body.loop = hoist
+    body.assign(slots, body.inline(body_func, slots))
+    fe.lines += hoist.lines + [f"{flip} = True", f"while True:{fe.comment(eqn)}"]
+    fe.lines += _indent(test + body.lines + [f"{flip} = not {flip}"])
     for var, slot in zip(eqn.outs, slots):
         fe.bind(var, slot)
 
 
-def _loop_test(fe, cond, slots) -> list:
+def _loop_test(fe, cond, slots, hoist) -> list:
     block = fe.child()
+    block.loop = hoist
     pred = block.scalar(block.inline(cond, slots)[0])
     return block.lines + [f"if not {pred}:", "    break"]
 
@@ -82,14 +97,16 @@ def emit_while_taped(fe, eqn):
     for name, var in zip(names, carries):
         shape = tuple_text(["16"] + [text(d) for d in var.aval.shape])
         fe.lines.append(f"{name} = np.empty({shape}, {dtype_text(var.aval.dtype)})")
-    fe.lines += ["while True:"] + _indent(_loop_test(fe, eqn.params["cond"], slots))
+    hoist = _hoist(fe, eqn.params["body"], n, f"{count} % 2 == 1")
+    test = _loop_test(fe, eqn.params["cond"], slots, hoist)
     record = [f"{name} = rt.room_for({name}, {count})" for name in names]
     for name, slot in zip(names, slots):
         record += _store_row(fe, name, count, slot)
     body = fe.child()
+    body.loop = hoist
     body.lines += record + [f"{count} += 1"]
     body.assign(slots, body.inline(eqn.params["body"], slots))
-    fe.lines += _indent(body.lines)
+    fe.lines += hoist.lines + ["while True:"] + _indent(test + body.lines)
     for var, slot in zip(carries, slots):
         fe.bind(var, slot)
     for var, name in zip(tapes, names):
@@ -135,8 +152,8 @@ def emit_scan(fe, eqn):
                         f"{dtype_text(var.aval.dtype)})")
         y_names.append(name)
     steps = f"range({n} - 1, -1, -1)" if p.get("reverse") else f"range({n})"
-    fe.lines.append(f"for {t} in {steps}:")
     body = fe.child()
+    body.loop = _hoist(fe, p["body"], nk, f"{t} % 2 == 0")
     x_ts = []
     for x, var in zip(xs, p["body"].params[nc + nk:]):
         row = mapped(var.aval, x, lambda index, t=t: [t] + list(index))
@@ -148,7 +165,7 @@ def emit_scan(fe, eqn):
     for name, y in zip(y_names, outs[nk:]):
         body.lines += _store_row(body, name, t, y)
     body.assign(slots, outs[:nk])
-    fe.lines += _indent(body.lines or ["pass"])
+    fe.lines += body.loop.lines + [f"for {t} in {steps}:"] + _indent(body.lines or ["pass"])
     for var, slot in zip(carries, slots):
         fe.bind(var, slot)
     for var, name in zip(ys, y_names):

@@ -449,7 +449,8 @@ class NestEmitter:
         name = self.fe.own_name(m.var, m.eqn.prim if m.eqn else "x")
         dims = ", ".join(text(d) for d in m.var.aval.shape)
         shape = f"({dims},)" if len(m.var.aval.shape) == 1 else f"({dims})"
-        self.fe.lines.append(f"{name} = np.empty({shape}, {E.dtype_text(m.var.aval.dtype)})")
+        allocation = f"np.empty({shape}, {E.dtype_text(m.var.aval.dtype)})"
+        self.fe.allocate(m.var, name, allocation)
         return name
 
     def _store_line(self, m, stores) -> str:

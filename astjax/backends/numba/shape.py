@@ -111,7 +111,7 @@ def view_reshape(fe, eqn, values):
     if isinstance(base, Array) and base.shape and out.shape and -1 not in out.shape:
         name = fe.own_name(eqn.outs[0], "reshape")
         fe.lines.append(f"{name} = {base.name}.reshape({tuple_text([str(d) for d in out.shape])})")
-        return Array(out, name)
+        return Array(out, name, base.root)
     if -1 in base.shape or -1 in out.shape:
         return None
     return _view(_reshape_index)(fe, eqn, values)

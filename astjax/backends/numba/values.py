@@ -41,8 +41,9 @@ class Unrolled(Value):
 
 
 class Array(Value):
-    def __init__(self, aval, name: str):
+    def __init__(self, aval, name: str, root: str = None):
         self.aval, self.name = aval, name
+        self.root = root or name  # the allocation it shares memory with (a reshape's base)
 
     def read(self, index, reader=None):
         if not index:
