@@ -212,6 +212,20 @@ def nbody_energy(pos, mass):
     return -0.5 * jnp.sum(pair)
 
 
+def masked_halving(x, running):
+    """A batched-style while loop whose flags start out disagreeing with its test: a lane whose
+    flag is false still has its test recomputed once while another lane runs."""
+    def cond(s):
+        return jnp.any(s[1])
+
+    def body(s):
+        x, r = s
+        x2 = jnp.where(r, x * 0.5, x)
+        return x2, x2 > 1.0
+
+    return lax.while_loop(cond, body, (x, running))
+
+
 def fusion_cases() -> dict:
     x = rng.standard_normal((6, 9))
     return {
@@ -222,6 +236,11 @@ def fusion_cases() -> dict:
         "row_rms_norm": (astjax.jit(row_rms_norm), (x.astype(f32), np.ones(9, f32))),
         "row_cross_entropy": (astjax.jit(row_cross_entropy),
                               (x, rng.integers(0, 9, 6).astype(np.int32))),
+        "lanewise_while_f64": (astjax.jit(masked_halving),
+                               (np.array([4.0, 8.0, 0.5, 3.0]),
+                                np.array([False, True, False, False]))),
+        "lanewise_while_idle": (astjax.jit(masked_halving),
+                                (np.array([4.0, 8.0]), np.array([False, False]))),
         "grad_pendulum": (astjax.jit(astjax.grad(pendulum_loss)),
                           (np.array([9.8, 0.1]), np.array([1.0, 0.0]))),
         "nbody_energy": (astjax.jit(nbody_energy), (rng.standard_normal((7, 3)),
