@@ -165,17 +165,6 @@ def test_small_state_loop_allocates_nothing(compiled):
             assert allocation not in body, (allocation, body)
 
 
-def test_batched_while_runs_lane_by_lane(compiled):
-    """A batched while loop (vmap of a while) is one loop over lanes, each running its own
-    while loop to its own trip count."""
-    for name in ("vmap_while_f32", "lanewise_while_f64"):
-        *_, fn = compiled(name)
-        source = fn.source
-        lanes = source[source.rindex("for lane in"):]  # the loop over lanes, last
-        assert "if any_running:" in lanes and "while True:" in lanes, source
-        assert "np.empty" not in lanes
-
-
 def test_debug_print_runs_in_compiled_code(capsys):
     fn = astjax.jit(numba_cases.printing, backend="numba")
     out = fn(np.arange(4.0))

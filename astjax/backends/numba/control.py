@@ -4,13 +4,10 @@ of a small carry, else an array), assigned all at once at the end of each iterat
 stacked outputs and the tapes of taped while loops are written into arrays allocated before
 the loop (a tape grows by doubling: its length is known only when the loop ends)."""
 
-import numpy as np
-
 from astjax.core.ir import Var
-from astjax.core.table import get
 
 from .block import Hoist
-from .emit import EMIT, PRANGE_MIN_SIZE, dtype_text, tuple_text
+from .emit import EMIT, dtype_text, tuple_text
 from .values import Array, Unrolled, mapped, text
 
 
@@ -66,8 +63,6 @@ def _hoist(fe, body_func, carries: int, parity: str) -> Hoist:
 
 
 def emit_while(fe, eqn):
-    if emit_lanewise_while(fe, eqn):
-        return
     body_func = eqn.params["body"]
     slots = _slots(fe, eqn.outs, body_func.params)
     fe.assign(slots, [fe.value(a) for a in eqn.ins])
@@ -182,89 +177,3 @@ EMIT.set("switch", emit_switch)
 EMIT.set("while_loop", emit_while)
 EMIT.set("while_loop_taped", emit_while_taped)
 EMIT.set("scan", emit_scan)
-
-
-# ---------------------------------------------------------------- batched while loops, by lane
-def _lanes(eqn):
-    """B when the loop is a batched while loop whose lanes are independent: every carry of
-    shape (B,), the last one the lanes' `running` flags, the test `any(running)`, the body
-    elementwise over lanes.  Else None."""
-    cond, body = eqn.params["cond"], eqn.params["body"]
-    shapes = {v.aval.shape for v in eqn.outs}
-    if len(shapes) != 1 or len(next(iter(shapes))) != 1 or eqn.outs[-1].aval.dtype != bool:
-        return None
-    (b,) = next(iter(shapes))
-    if b <= 0 or len(cond.eqns) != 1 or cond.outs != cond.eqns[0].outs:
-        return None
-    test = cond.eqns[0]
-    if test.prim != "reduce_or" or test.ins != [cond.params[-1]]:
-        return None
-    for e in body.eqns:
-        lane_sized = all(not hasattr(a, "id") and np.ndim(a.value) == 0 or
-                         a.aval.shape in ((b,), ()) for a in e.ins)
-        if e.prim == "broadcast_in_dim" and e.ins[0].aval.shape == ():
-            continue
-        if get(e.prim).kind != "elementwise" or not lane_sized or \
-                e.outs[0].aval.shape != (b,):
-            return None
-    return b
-
-
-def _lane_func(func, b):
-    """The body on one lane: each (b,) value a scalar, broadcasts of scalars dropped."""
-    from astjax.core.avals import AVal
-    from astjax.core.ir import Eqn, Func
-    names: dict = {}
-
-    def lane(atom):
-        if not hasattr(atom, "id"):
-            return atom
-        if atom.id not in names:
-            names[atom.id] = Var(AVal((), atom.aval.dtype), atom.hint) \
-                if atom.aval.shape == (b,) else atom
-        return names[atom.id]
-
-    params = [lane(p) for p in func.params]
-    eqns = []
-    for e in func.eqns:
-        if e.prim == "broadcast_in_dim":
-            names[e.outs[0].id] = lane(e.ins[0])
-            continue
-        eqns.append(Eqn([lane(o) for o in e.outs], e.prim, [lane(a) for a in e.ins], e.params,
-                        e.loc, e.note))
-    return Func(func.name, params, eqns, [lane(o) for o in func.outs], func.loc)
-
-
-def emit_lanewise_while(fe, eqn) -> bool:
-    """Each lane of a batched while loop runs its own while loop: lanes stop at their own
-    trip count and their carries stay in registers.  Exactly the batched loop's semantics:
-    a lane whose flag starts false still gets the body's test recomputed once (its carries
-    frozen) when any lane runs, as the batched loop's first iteration would."""
-    b = _lanes(eqn)
-    if b is None:
-        return False
-    body = _lane_func(eqn.params["body"], b)
-    inits = [fe.value(a) for a in eqn.ins]
-    results = [fe.own_name(v, "lanes") for v in eqn.outs]
-    for name, v in zip(results, eqn.outs):
-        fe.lines.append(f"{name} = np.empty(({b},), {dtype_text(v.aval.dtype)})")
-    any_running, i = fe.fresh("any_running"), fe.fresh("lane")
-    fe.lines += [f"{any_running} = False{fe.comment(eqn)}",
-                 f"for {i} in range({b}):",
-                 f"    {any_running} = {any_running} or {fe.read(inits[-1], [i])}"]
-    lane = fe.child()
-    slots = [lane.slot(p, p.hint or "carry") for p in body.params]
-    lane.lines += [f"{s.elems[0]} = {lane.read(v, [i])}" for s, v in zip(slots, inits)]
-    step = lane.child()
-    step.assign(slots, step.inline(body, slots))
-    running = slots[-1].elems[0]
-    lane.lines += [f"if {any_running}:", "    while True:"]
-    lane.lines += _indent(step.lines + [f"if not {running}:", "    break"], 2)
-    lane.lines += [f"{name}[{i}] = {s.elems[0]}" for name, s in zip(results, slots)]
-    parallel = b >= PRANGE_MIN_SIZE
-    fe.parallel |= parallel
-    fe.lines += [f"for {i} in {'numba.prange' if parallel else 'range'}({b}):"]
-    fe.lines += _indent(lane.lines)
-    for var, name in zip(eqn.outs, results):
-        fe.bind(var, Array(var.aval, name))
-    return True
