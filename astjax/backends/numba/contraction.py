@@ -99,6 +99,10 @@ def _as_matrix(name: str, aval, groups: list):
     return name if order == [0, 1] else f"{name}.T"
 
 
+def _size(aval, axes) -> int:
+    return int(np.prod([aval.shape[j] for j in axes], dtype=np.int64))
+
+
 def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     """A product without batch axes of two matrices (or vectors) of the result's float dtype:
     one np.dot on the operands or their transposes, no copies.  Else None."""
@@ -108,6 +112,12 @@ def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     right = _as_matrix(b, ba, b_groups)
     if left is None or right is None or (aa.ndim == 1 and ba.ndim == 1):
         return None
+    # a matrix with a single row or column is a vector: np.dot makes a matrix-vector product
+    # of it (BLAS gemv), cheaper than a product of matrices
+    if aa.ndim == 2 and ba.ndim == 2 and _size(ba, b_groups[2]) == 1:
+        right = f"{b}.reshape({ba.size})"
+    elif aa.ndim == 2 and ba.ndim == 2 and _size(aa, a_groups[1]) == 1:
+        left = f"{a}.reshape({aa.size})"
     result = fe.fresh(base + "_2d")
     m = product([str(aa.shape[j]) for j in a_groups[1]]) if a_groups[1] else "1"
     n = product([str(ba.shape[j]) for j in b_groups[2]]) if b_groups[2] else "1"
