@@ -16,7 +16,8 @@ from .values import Array, Unrolled, Value, View, all_indices, is_small, is_stat
 class ModuleEmitter:
     """Collects the `@njit` function of one top-level Func (its nested Funcs are inlined)."""
 
-    def __init__(self, top: Func):
+    def __init__(self, top: Func, target: str = "cpu"):
+        self.target = target  # "cuda": loop nests become kernels (no prange, per-thread buffers)
         self.blocks: list = []
         self.consts: dict = {}
         self.names = Namer(MODULE_NAMES)

@@ -386,7 +386,8 @@ class NestEmitter:
         plan = self._plan_passes(passes, stores)
         buffers = [self._stash_buffer(m) for m in self.stash]
         chunked = bool(buffers and parallel and outer)
-        if not chunked:
+        per_row = bool(buffers and outer and fe.module.target == "cuda")  # a thread's own
+        if not chunked and not per_row:
             fe.lines += buffers  # row buffers: allocated once, outside the loops
         lines = []
         for n, (a, var) in enumerate(outer):
@@ -403,7 +404,7 @@ class NestEmitter:
             lines.append(ind + f"for {var} in {rng}({self._dim(a)}):")
         depth = len(outer) + (1 if chunked else 0)
         ind = "    " * depth
-        body = []
+        body = list(buffers) if per_row else []
         self._outer_slot(0, body, stores, accs)
         for p in range(1, passes + 1):
             rows = [m for m in order if m.kind == "row" and m.p == p]
@@ -431,6 +432,8 @@ class NestEmitter:
         return text(self.nest.dims[a])
 
     def _parallel(self, passes) -> bool:
+        if self.fe.module.target == "cuda":
+            return False  # each iteration of the outer loop becomes a thread instead
         size = int(np.prod(self.nest.dims, dtype=np.int64))
         if size < E.PRANGE_MIN_SIZE or any(m.kind == "acc" for m in self.nest.order):
             return False
