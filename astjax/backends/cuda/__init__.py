@@ -52,7 +52,8 @@ def module_source(func: Func, origin: str) -> tuple:
     module = ModuleEmitter(func, target="cuda")
     module.function(func)
     (block,) = module.blocks
-    kernels, host = _split(func, block[1], [line[4:] for line in block[2:]])
+    kernels, host = _split(func, block[1], [line[4:] for line in block[2:]],
+                           module.state.dtypes)
     text = "\n\n\n".join("\n".join(b) for b in kernels + [host]) + "\n"
     return HEADER.format(origin=origin) + text, module.consts
 
@@ -62,18 +63,24 @@ def _refuse(func: Func, what: str) -> TransformError:
                           hint='compile it with jit(..., backend="numba")')
 
 
-def _split(func: Func, header: str, body: list) -> tuple:
+def _split(func: Func, header: str, body: list, known: dict) -> tuple:
     """(kernel blocks, host block): each top-level loop nest of `body` a kernel."""
     params = [p.strip() for p in header[header.index("(") + 1:header.rindex(")")].split(",")
               if p.strip()]
     tree = ast.parse("\n".join(body))
-    kernels, host, bound, dtypes = [], [], set(params), {}
+    kernels, host, bound = [], [], set(params)
+    dtypes = {k: f"np.{np.dtype(v).name}".replace("np.bool", "np.bool_")
+              for k, v in known.items() if v is not None}
     statements = tree.body
     for k, stmt in enumerate(statements):
         lines = body[stmt.lineno - 1:stmt.end_lineno]
         dtypes.update(_dtype_of(stmt))
-        if isinstance(stmt, ast.For):
+        if isinstance(stmt, (ast.For, ast.While, ast.If)):
             later = set().union(*[_loads(s) for s in statements[k + 1:]])
+            arrays = {n for n, v in known.items() if v is None} & _stores(stmt) & later
+            if not isinstance(stmt, ast.For) and arrays:
+                raise _refuse(func, f"control flow carrying arrays ({', '.join(sorted(arrays))}) "
+                                    "has no kernel yet")
             name = f"{func.name}_kernel{len(kernels)}"
             kernels.append(_kernel(func, name, stmt, lines, bound, later, dtypes))
             host += kernels[-1].launch.split("\n")
@@ -96,7 +103,7 @@ def _kernel(func, name, loop, lines, bound, later, dtypes) -> _Kernel:
     through one-element arrays (a reduction across threads is future work)."""
     escaping = sorted(_stores(loop) & later)
     reads = sorted(_loads(loop) & bound)
-    if escaping:
+    if escaping or not isinstance(loop, ast.For):  # one thread runs it in order
         outs = [f"{v}_out" for v in escaping]
         kernel = _Kernel(["@cuda.jit", f"def {name}({', '.join(reads + outs)}):"]
                          + ["    " + _device_line(line) for line in lines]

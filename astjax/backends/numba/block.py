@@ -24,7 +24,7 @@ class ModuleEmitter:
         self.top_name = self.names.fresh(top.name)
 
     def function(self, func: Func) -> str:
-        fn = FunctionState(self)
+        fn = self.state = FunctionState(self)
         block = Block(fn)
         params = [block.param(v) for v in func.params]
         outs = block.inline(func, None)
@@ -54,6 +54,7 @@ class FunctionState:
         self.parallel = False
         self.last_line = None
         self.claimed: set = set()  # vars whose own name holds them already
+        self.dtypes: dict = {}  # local name -> dtype, for join-point locals and own names
 
 
 class Block:
@@ -252,10 +253,13 @@ class Block:
         result): one scalar per element of a small value, else one C-contiguous array."""
         base = base or var.hint or "carry"
         if is_small(var.aval):
-            if not var.aval.shape:
-                return Unrolled(var.aval, [self.fresh(base)])
-            return Unrolled(var.aval, [self.fresh(f"{base}_{k}") for k in range(var.aval.size)])
-        return Array(var.aval, self.fresh(base))
+            names = [self.fresh(base)] if not var.aval.shape else \
+                [self.fresh(f"{base}_{k}") for k in range(var.aval.size)]
+            self.fn.dtypes.update({name: var.aval.dtype for name in names})
+            return Unrolled(var.aval, names)
+        name = self.fresh(base)
+        self.fn.dtypes[name] = None  # an array
+        return Array(var.aval, name)
 
     def assign(self, slots: list, values: list) -> None:
         """Set every slot from its value at once (a tuple assignment: the right-hand sides are
