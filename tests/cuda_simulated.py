@@ -1,6 +1,7 @@
 """Run by tests/test_cuda_backend.py in a subprocess with NUMBA_ENABLE_CUDASIM=1 (the variable
-must be set before numba.cuda loads): every corpus case on backend="cuda" against the NumPy
-backend, one JSON line per case: "same", "differs: ..." or "refused: ..."."""
+must be set before numba.cuda loads): every corpus case, its gradient and its batched form (as
+tests/test_numba_corpus.py builds them) on backend="cuda" against the NumPy backend, one JSON
+line each: "same", "differs: ..." or "refused: ..."."""
 import json
 import os
 import sys
@@ -10,9 +11,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import astjax  # noqa: E402
-from astjax.errors import TransformError  # noqa: E402
+from astjax.errors import AstjaxError, TransformError  # noqa: E402
 from corpus import CASES  # noqa: E402
 from test_numba_backend import corpus_args  # noqa: E402
+from test_numba_corpus import _first_float, _two_lanes, total_of  # noqa: E402
 
 
 def compare(got, want, dtype) -> str:
@@ -28,13 +30,26 @@ def compare(got, want, dtype) -> str:
     return "same"
 
 
+def run(name, fun, args, static, dtype):
+    try:
+        want = astjax.jit(fun, static_argnums=static)(*args)
+    except AstjaxError:
+        return  # the transformation does not apply: not a backend question
+    try:
+        got = astjax.jit(fun, static_argnums=static, backend="cuda")(*args)
+    except TransformError as e:
+        print(json.dumps({"case": name, "result": "refused: " + str(e).splitlines()[0]}))
+        return
+    print(json.dumps({"case": name, "result": compare(got, want, dtype)}), flush=True)
+
+
 for case in CASES:
     dtype = np.float32 if np.float32 in case.dtypes else case.dtypes[0]
     args = corpus_args(case, dtype)
-    try:
-        got = astjax.jit(case.fun, static_argnums=case.static_argnums, backend="cuda")(*args)
-    except TransformError as e:
-        print(json.dumps({"case": case.name, "result": "refused: " + str(e).splitlines()[0]}))
-        continue
-    want = astjax.jit(case.fun, static_argnums=case.static_argnums)(*args)
-    print(json.dumps({"case": case.name, "result": compare(got, want, dtype)}))
+    run(case.name, case.fun, args, case.static_argnums, dtype)
+    argnum = _first_float(args, case.static_argnums)
+    if case.differentiable and argnum >= 0:
+        run(f"grad:{case.name}", astjax.grad(total_of(case.fun), argnums=argnum), args,
+            case.static_argnums, dtype)
+    if case.batchable and not case.static_argnums:
+        run(f"vmap:{case.name}", astjax.vmap(case.fun), _two_lanes(args, ()), (), dtype)

@@ -25,6 +25,7 @@ import numpy as np
 
 from astjax.backends.numba import check_lowerings
 from astjax.backends.numba.block import ModuleEmitter
+from astjax.backends.numba.nest import IN_ORDER
 from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func
 from astjax.errors import TransformError
@@ -72,18 +73,25 @@ def _split(func: Func, header: str, body: list, known: dict) -> tuple:
     dtypes = {k: f"np.{np.dtype(v).name}".replace("np.bool", "np.bool_")
               for k, v in known.items() if v is not None}
     statements = tree.body
+    in_order = False
     for k, stmt in enumerate(statements):
         lines = body[stmt.lineno - 1:stmt.end_lineno]
+        if lines == [IN_ORDER]:
+            in_order = True  # the next loop nest accumulates across its outer loop
+            continue
         dtypes.update(_dtype_of(stmt))
         if isinstance(stmt, (ast.For, ast.While, ast.If)):
             later = set().union(*[_loads(s) for s in statements[k + 1:]])
-            arrays = {n for n, v in known.items() if v is None} & _stores(stmt) & later
-            if not isinstance(stmt, ast.For) and arrays:
+            escaping = _stores(stmt) & later
+            arrays = {n for n in escaping if n not in dtypes}  # not a scalar we know
+            if arrays:
                 raise _refuse(func, f"control flow carrying arrays ({', '.join(sorted(arrays))}) "
                                     "has no kernel yet")
             name = f"{func.name}_kernel{len(kernels)}"
-            kernels.append(_kernel(func, name, stmt, lines, bound, later, dtypes))
+            serial = in_order or bool(_stores(stmt) & bound) or not _simple_range(stmt)
+            kernels.append(_kernel(func, name, stmt, lines, bound, later, dtypes, serial))
             host += kernels[-1].launch.split("\n")
+            in_order = False
         elif isinstance(stmt, ast.Return):
             host.append("return " + ", ".join(_to_host(e) for e in _returned(stmt)))
         else:
@@ -97,13 +105,14 @@ class _Kernel(list):
     launch = ""
 
 
-def _kernel(func, name, loop, lines, bound, later, dtypes) -> _Kernel:
-    """A loop nest as a kernel: a thread per iteration of its outer loop; a nest that leaves
-    scalars behind (a whole-array reduction) runs in one thread, the scalars handed back
-    through one-element arrays (a reduction across threads is future work)."""
+def _kernel(func, name, loop, lines, bound, later, dtypes, serial) -> _Kernel:
+    """A loop nest as a kernel: a thread per iteration of its outer loop.  A loop whose
+    iterations interact (a carry, an accumulation across rows) or that leaves scalars behind
+    (a whole-array reduction) runs in one thread, the scalars handed back through
+    one-element arrays (reductions across threads are future work)."""
     escaping = sorted(_stores(loop) & later)
     reads = sorted(_loads(loop) & bound)
-    if escaping or not isinstance(loop, ast.For):  # one thread runs it in order
+    if escaping or serial or not isinstance(loop, ast.For):  # one thread runs it in order
         outs = [f"{v}_out" for v in escaping]
         kernel = _Kernel(["@cuda.jit", f"def {name}({', '.join(reads + outs)}):"]
                          + ["    " + _device_line(line) for line in lines]
@@ -124,6 +133,13 @@ def _kernel(func, name, loop, lines, bound, later, dtypes) -> _Kernel:
     return kernel
 
 
+def _simple_range(stmt) -> bool:
+    """`for i in range(n):` (or prange): its iterations can be threads 0..n-1."""
+    call = getattr(stmt, "iter", None)
+    return isinstance(stmt, ast.For) and isinstance(call, ast.Call) and \
+        ast.unparse(call.func) in ("range", "numba.prange") and len(call.args) == 1
+
+
 def _dtype_of(stmt) -> dict:
     """name -> dtype text of a scalar assigned a typed literal (an accumulator's start)."""
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or \
@@ -132,21 +148,17 @@ def _dtype_of(stmt) -> dict:
     value = ast.unparse(stmt.value)
     if value in ("True", "False"):
         return {stmt.targets[0].id: "np.bool_"}
-    if value.startswith("np.") and "(" in value and value.split("(")[0].count(".") == 1:
-        return {stmt.targets[0].id: value.split("(")[0]}
+    constructor = value.split("(")[0]
+    if constructor.startswith("np.") and hasattr(np, constructor[3:]) and \
+            isinstance(getattr(np, constructor[3:]), type):
+        return {stmt.targets[0].id: constructor}
     return {stmt.targets[0].id: "np.int64"} if value.lstrip("-").isdigit() else {}
 
 
 def _device_line(line: str) -> str:
     """A line of a kernel: per-thread row buffers in local memory, NumPy's scalar helpers as
     CUDA's."""
-    stripped = line.strip()
-    if " = np.empty((" in stripped:
-        target, call = stripped.split(" = ", 1)
-        inner = call[len("np.empty(("):call.rindex(")")]
-        size, dtype = inner.split(",)", 1)
-        dtype = dtype.strip(" ,").replace("np.", "numba.")
-        return line[:len(line) - len(stripped)] + f"{target} = cuda.local.array({size}, {dtype})"
+    line = _EMPTY.sub(lambda m: f"cuda.local.array({m.group(1)}, numba.{m.group(2)})", line)
     line = _ACCUMULATE.sub(_accumulate, line)
     line = _VECMATH.sub(lambda m: f"math.{LIBDEVICE[m.group(1)]}(" if m.group(1) in LIBDEVICE
                         else m.group(0), line)
@@ -162,6 +174,8 @@ LIBDEVICE = {"exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "lo
              "arctan2": "atan2", "erf": "erf", "erfc": "erfc", "sqrt": "sqrt", "abs": "fabs",
              "floor": "floor", "ceil": "ceil"}
 _VECMATH = re.compile(r"vecmath\.(\w+)\(")
+_HOST_NAMES = re.compile(r"\b(rt|vecmath)\.")
+_EMPTY = re.compile(r"np\.empty\((\([^()]*\)), np\.(\w+)\)")  # static shapes only
 _ACCUMULATE = re.compile(r"^(\s*)(\w+) = rt\.r(add|mul|max|min)\(\2, (.*)\)$")
 
 
@@ -188,7 +202,7 @@ def _host_statement(func, stmt, lines) -> list:
     if unsupported or not isinstance(stmt, (ast.Assign, ast.Expr, ast.AugAssign)):
         what = ", ".join(sorted(unsupported)) or type(stmt).__name__.lower()
         raise _refuse(func, f"{what} has no kernel yet")
-    return [line.replace("rt.", "host.").replace("vecmath.", "host.") for line in lines]
+    return [_HOST_NAMES.sub("host.", line) for line in lines]
 
 
 def _returned(stmt) -> list:

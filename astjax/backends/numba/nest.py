@@ -24,6 +24,7 @@ from .values import Array, Unrolled, Value, text
 
 
 LOOP_NAMES = "ijklmn"
+IN_ORDER = "in_order = True"  # marks, for the CUDA backend, a nest whose iterations interact
 ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
 # primitives worth a row buffer rather than a second evaluation
 COSTLY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
@@ -418,6 +419,8 @@ class NestEmitter:
             self._outer_slot(p, body, stores, accs)
         lines += [ind + line for line in body]
         fe.parallel |= parallel
+        if fe.module.target == "cuda" and any(m.kind == "acc" for m in order):
+            fe.lines.append(IN_ORDER)  # accumulates across the outer loop: one thread
         fe.lines += lines
         for m in order:
             if m.var.id in stores:
