@@ -164,3 +164,87 @@ def cases() -> dict:
         "grad_while_f64": (astjax.jit(astjax.grad(halve)), (rng.standard_normal(6) * 3,)),
         "branches_f32": (astjax.jit(branches), (m.astype(f32), 1)),
     }
+
+
+# ---------------------------------------------------------------- fusion patterns
+def row_softmax(x):
+    return astjax.nn.softmax(x, axis=-1)
+
+
+def row_logsumexp(x):
+    return astjax.nn.logsumexp(x, axis=-1)
+
+
+def row_layer_norm(x, gamma, beta):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean((x - mean) ** 2, axis=-1, keepdims=True)
+    return (x - mean) / jnp.sqrt(var + 1e-5) * gamma + beta
+
+
+def row_rms_norm(x, scale):
+    ms = jnp.mean(x * x, axis=-1, keepdims=True)
+    h = x * lax.rsqrt(ms + 1e-6) * scale
+    return h * astjax.nn.sigmoid(h)
+
+
+def row_cross_entropy(logits, labels):
+    logz = astjax.nn.logsumexp(logits, axis=1)
+    picked = jnp.take_along_axis(logits, labels[:, None], axis=1)[:, 0]
+    return logz - picked
+
+
+def pendulum_loss(params, y0):
+    def step(i, y):
+        q, p = y[0], y[1]
+        p = p - 0.005 * (params[0] * jnp.sin(q) + params[1] * p)
+        q = q + 0.01 * p
+        p = p - 0.005 * (params[0] * jnp.sin(q) + params[1] * p)
+        return jnp.stack([q, p])
+
+    y = lax.fori_loop(0, 200, step, y0)
+    return y[0] ** 2 + y[1] ** 2
+
+
+def nbody_energy(pos, mass):
+    d = pos[:, None, :] - pos[None, :, :]
+    r2 = jnp.sum(d * d, axis=-1) + 0.01
+    pair = mass[:, None] * mass[None, :] / jnp.sqrt(r2)
+    return -0.5 * jnp.sum(pair)
+
+
+def masked_halving(x, running):
+    """A batched-style while loop whose flags start out disagreeing with its test: a lane whose
+    flag is false still has its test recomputed once while another lane runs."""
+    def cond(s):
+        return jnp.any(s[1])
+
+    def body(s):
+        x, r = s
+        x2 = jnp.where(r, x * 0.5, x)
+        return x2, x2 > 1.0
+
+    return lax.while_loop(cond, body, (x, running))
+
+
+def fusion_cases() -> dict:
+    x = rng.standard_normal((6, 9))
+    return {
+        "row_softmax": (astjax.jit(row_softmax), (x,)),
+        "row_logsumexp": (astjax.jit(row_logsumexp), (x.astype(f32),)),
+        "row_layer_norm": (astjax.jit(row_layer_norm), (x, rng.standard_normal(9),
+                                                        rng.standard_normal(9))),
+        "row_rms_norm": (astjax.jit(row_rms_norm), (x.astype(f32), np.ones(9, f32))),
+        "row_cross_entropy": (astjax.jit(row_cross_entropy),
+                              (x, rng.integers(0, 9, 6).astype(np.int32))),
+        "lanewise_while_f64": (astjax.jit(masked_halving),
+                               (np.array([4.0, 8.0, 0.5, 3.0]),
+                                np.array([False, True, False, False]))),
+        "lanewise_while_idle": (astjax.jit(masked_halving),
+                                (np.array([4.0, 8.0]), np.array([False, False]))),
+        "grad_pendulum": (astjax.jit(astjax.grad(pendulum_loss)),
+                          (np.array([9.8, 0.1]), np.array([1.0, 0.0]))),
+        "nbody_energy": (astjax.jit(nbody_energy), (rng.standard_normal((7, 3)),
+                                                    rng.random(7) + 0.5)),
+        "grad_nbody": (astjax.jit(astjax.grad(nbody_energy)), (rng.standard_normal((7, 3)),
+                                                               rng.random(7) + 0.5)),
+    }

@@ -31,7 +31,7 @@ CORPUS = [("gelu_tanh", np.float32), ("softplus_stable", np.float64),
           ("slicing", np.float64), ("gather", np.float32), ("at_updates", np.float64),
           ("at_dynamic_index", np.float32), ("pair_ops", np.float64)]
 
-OWN = numba_cases.cases()
+OWN = {**numba_cases.cases(), **numba_cases.fusion_cases()}
 
 
 def _varied(args) -> bool:
@@ -102,7 +102,7 @@ def test_fused_chain_vectorises_without_libm(compiled, name):
     """One loop, vecmath inlined: vector float types in the IR and no scalar libm calls."""
     *_, fn = compiled(name)
     source = fn.source
-    assert source.count("for i in ") == 1 and "vecmath.tanh(" in source
+    assert len(re.findall(r"for i\w* in ", source)) == 1 and "vecmath.tanh(" in source
     kernel = fn.last.call.kernel
     ir = "\n".join(kernel.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", ir)
@@ -117,6 +117,52 @@ def test_fused_chain_reads_like_the_source(compiled):
     assert "parallel=True" not in source  # 1000 elements: a plain range loop
     *_, big = compiled("chain_f32_parallel")
     assert "numba.prange(" in big.source and "parallel=True" in big.source
+
+
+def _top_level_loops(source: str) -> list:
+    """The loop statements directly in the generated function's body."""
+    return [line for line in source.splitlines() if re.match(r"    for \w+ in ", line)]
+
+
+def _loop_body(source: str, header: str) -> list:
+    """The lines of the loop whose header line contains `header` (by indentation)."""
+    lines = source.splitlines()
+    start = next(k for k, line in enumerate(lines) if header in line and "for " in line)
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for line in lines[start + 1:]:
+        if line.strip() and len(line) - len(line.lstrip()) <= depth:
+            break
+        body.append(line)
+    return body
+
+
+@pytest.mark.parametrize("name", ["row_softmax", "row_logsumexp", "row_layer_norm",
+                                  "row_rms_norm", "row_cross_entropy"])
+def test_row_normalisation_is_one_loop_nest_over_rows(compiled, name):
+    """Reductions fused with their producers and consumers: one loop over the rows, the
+    passes over a row inside it, nothing stored between them."""
+    *_, fn = compiled(name)
+    source = fn.source
+    loops = _top_level_loops(source)
+    assert len(loops) == 1, source
+    passes = [line for line in _loop_body(source, loops[0].strip())
+              if re.match(r"        for \w+ in ", line)]
+    assert 1 <= len(passes) <= 3, source
+    assert "np.empty" not in "\n".join(_loop_body(source, loops[0].strip()))
+
+
+def test_small_state_loop_allocates_nothing(compiled):
+    """A loop over a 2-element state keeps it in scalar locals: its body (forward steps and
+    the reverse sweep) allocates nothing."""
+    *_, fn = compiled("grad_pendulum")
+    source = fn.source
+    loops = [line for line in source.splitlines() if re.match(r"    for t\w* in ", line)]
+    assert len(loops) == 2, source  # the forward loop and its reverse sweep
+    for loop in loops:
+        body = "\n".join(_loop_body(source, loop.strip()))
+        for allocation in ("np.empty", "np.full", "np.zeros", "np.concatenate", ".copy()"):
+            assert allocation not in body, (allocation, body)
 
 
 def test_debug_print_runs_in_compiled_code(capsys):

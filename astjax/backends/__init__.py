@@ -8,7 +8,7 @@ above it.
 """
 import importlib
 
-AVAILABLE = ("numpy", "numba")
+AVAILABLE = ("numpy", "numba", "cuda")
 
 
 def get(name: str):

@@ -4,8 +4,13 @@ import numpy as np
 
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
-from .emit import LOWER, as_dtype, dtype_text, product, tuple_text
+from astjax.core.ir import Eqn, Var
+
+from astjax.core.avals import AVal
+
+from .emit import FOLD, INLINE, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import out_aval, shape_text
+from .values import Array, View, mapped
 
 
 def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines: list) -> str:
@@ -40,23 +45,117 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     contracted, free); each of left/right is (name, aval, axes, axes, axes) in that order."""
     a, aa, *a_groups = left
     b, ba, *b_groups = right
-    a3 = _matmul_layout(fe, a, aa, dtype, sum(a_groups, []), a_groups, lines)
-    b3 = _matmul_layout(fe, b, ba, dtype, sum(b_groups, []), b_groups, lines)
+    plain = _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines)
+    if plain is not None:
+        return plain
+    blas = np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4
+    ta = blas and a_groups[0] and _swapped(aa, dtype, a_groups)
+    tb = blas and b_groups[0] and _swapped(ba, dtype, b_groups)
+    a3 = _matmul_layout(fe, a, aa, dtype, *_layout(a_groups, ta), lines)
+    b3 = _matmul_layout(fe, b, ba, dtype, *_layout(b_groups, tb), lines)
     result = fe.fresh(base + "_3d")
-    shape3 = f"({a3}.shape[0], {a3}.shape[1], {b3}.shape[2])"
-    if np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize >= 4:
+    rows = f"{a3}.shape[{2 if ta else 1}]"
+    cols = f"{b3}.shape[{1 if tb else 2}]"
+    shape3 = f"({a3}.shape[0], {rows}, {cols})"
+    if blas:
         if not a_groups[0]:
             lines.append(f"{result} = np.dot({a3}[0], {b3}[0]).reshape({shape3})")
         else:
+            flags = f", {bool(ta)}, {bool(tb)}" if ta or tb else ""
             lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
-                      f"rt.batched_dot({a3}, {b3}, {result})"]
+                      f"rt.batched_dot({a3}, {b3}, {result}{flags})"]
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
     return result
 
 
+def _swapped(aval, dtype, groups) -> bool:
+    """Whether an operand's (batch, first, second) groups are its own axes in the order
+    (batch, second, first), one axis each: BLAS reads each batch's matrix transposed."""
+    batch, first, second = groups
+    return (np.dtype(aval.dtype) == np.dtype(dtype) and len(first) == 1 and len(second) == 1
+            and batch + second + first == list(range(aval.ndim)))
+
+
+def _layout(groups, swapped) -> tuple:
+    """(axis order, groups) of the 3-D layout an operand is reshaped to."""
+    if swapped:
+        groups = [groups[0], groups[2], groups[1]]
+    return sum(groups, []), groups
+
+
+def _as_matrix(name: str, aval, groups: list):
+    """A 2-D operand (or a vector) for np.dot with no copy: itself or its transpose (np.dot
+    reads F-contiguous arrays as they are), or None when its layout needs a copy."""
+    batch, first, second = groups
+    if batch or aval.ndim > 2 or np.dtype(aval.dtype).kind != "f" or aval.dtype.itemsize < 4:
+        return None
+    order = first + second
+    if aval.ndim == 1:
+        return name if len(order) == 1 else None
+    if sorted(order) != [0, 1] or len(first) != 1:
+        return None
+    return name if order == [0, 1] else f"{name}.T"
+
+
+def _size(aval, axes) -> int:
+    return int(np.prod([aval.shape[j] for j in axes], dtype=np.int64))
+
+
+def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
+    """A product without batch axes of two matrices (or vectors) of the result's float dtype:
+    one np.dot on the operands or their transposes, no copies.  Else None."""
+    if aa.dtype != dtype or ba.dtype != dtype or not aa.shape or not ba.shape:
+        return None
+    left = _as_matrix(a, aa, a_groups)
+    right = _as_matrix(b, ba, b_groups)
+    if left is None or right is None or (aa.ndim == 1 and ba.ndim == 1):
+        return None
+    # a matrix with a single row or column is a vector: np.dot makes a matrix-vector product
+    # of it (BLAS gemv), cheaper than a product of matrices
+    if aa.ndim == 2 and ba.ndim == 2 and _size(ba, b_groups[2]) == 1:
+        right = f"{b}.reshape({ba.size})"
+    elif aa.ndim == 2 and ba.ndim == 2 and _size(aa, a_groups[1]) == 1:
+        left = f"{a}.reshape({aa.size})"
+    result = fe.fresh(base + "_2d")
+    m = product([str(aa.shape[j]) for j in a_groups[1]]) if a_groups[1] else "1"
+    n = product([str(ba.shape[j]) for j in b_groups[2]]) if b_groups[2] else "1"
+    lines.append(f"{result} = np.dot({left}, {right}).reshape((1, {m}, {n}))")
+    return result
+
+
 LOWER.set("dot_general", lower_dot_general)
+
+
+def fold_transposes(fe, eqn):
+    """dot_general of a transposed array reads the array itself (its dimension numbers
+    renamed) when the transpose keeps the order of the free axes: no copy."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    ins, numbers = list(eqn.ins), [[list(lc), list(lb)], [list(rc), list(rb)]]
+    changed = False
+    for k, atom in enumerate(eqn.ins):
+        view = fe.env.get(getattr(atom, "id", None))
+        base, perm = getattr(view, "transposed", (None, None))
+        if not isinstance(base, Array):
+            continue
+        contracted, batch = numbers[k]
+        free = [j for j in range(len(perm)) if j not in contracted + batch]
+        if [perm[j] for j in free] != sorted(perm[j] for j in free):
+            continue  # the result's axes would come out in another order
+        numbers[k] = [[perm[j] for j in contracted], [perm[j] for j in batch]]
+        var = Var(base.aval, "operand")
+        fe.bind(var, base)
+        ins[k] = var
+        changed = True
+    if not changed:
+        return eqn
+    (lc, lb), (rc, rb) = numbers
+    params = dict(eqn.params, dimension_numbers=((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb))))
+    return Eqn(eqn.outs, eqn.prim, ins, params, eqn.loc, eqn.note)
+
+
+FOLD["dot_general"] = fold_transposes
 
 
 def lower_einsum(fe, eqn, ins, outs):
@@ -128,10 +227,14 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
         return [[labels.index(lab) for lab in group] for group in groups]
 
     lines = []
-    result = matmul(fe, (ins[0], aa, *axes(la, [batch, a_free, contracted])),
-                    (ins[1], ba, *axes(lb_, [batch, contracted, b_free])),
-                    out.dtype, name, lines)
+    left = (ins[0], aa, *axes(la, [batch, a_free, contracted]))
+    right = (ins[1], ba, *axes(lb_, [batch, contracted, b_free]))
     order = batch + a_free + b_free
+    if output == batch + b_free + a_free and output != order:  # (A B)^T = B^T A^T: no copy
+        left = (ins[1], ba, *axes(lb_, [batch, b_free, contracted]))
+        right = (ins[0], aa, *axes(la, [batch, contracted, a_free]))
+        order = output
+    result = matmul(fe, left, right, out.dtype, name, lines)
     if not output:
         lines.append(f"{name} = {result}.reshape({result}.size)[0]")
         return lines
@@ -144,3 +247,136 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
 
 
 LOWER.set("einsum", lower_einsum)
+
+
+# ---------------------------------------------------------------- small contractions inline
+SMALL_CONTRACTION = 16  # at most this many products per element: a sum in the loop, no BLAS
+SMALL_WORK = 8192  # ... unless the whole product is bigger than this (BLAS pays then)
+
+
+def _product_view(fe, eqn, values, inputs, output, sizes):
+    """A contraction of labelled operands as a view: each element the sum over the summed
+    labels (few) of the product of the operands' elements."""
+    out = out_aval(eqn)
+    summed = [lab for lab in sizes if lab not in output]
+    count = int(np.prod([sizes[lab] for lab in summed], dtype=np.int64))
+    if any(d < 0 for v in values for d in v.shape) or count > SMALL_CONTRACTION:
+        return None
+    if count > 2 and count * out.size > SMALL_WORK:
+        return None  # a matrix product worth BLAS
+    combos = [dict(zip(summed, ks)) for ks in np.ndindex(*[sizes[lab] for lab in summed])]
+
+    def element(index, reader):
+        at = dict(zip(output, index))
+        terms = []
+        for combo in combos:
+            where = {**at, **combo}
+            factors = [cast(reader(v, [where[lab] if d != 1 else 0 for lab, d in
+                                       zip(labels, v.shape)]), a.aval.dtype, out.dtype)
+                       for v, labels, a in zip(values, inputs, eqn.ins)]
+            terms.append(" * ".join(factors))
+        if not terms:
+            return scalar_literal(0, out.dtype)
+        return "(" + " + ".join(terms) + ")" if len(terms) > 1 else terms[0]
+    return View(out, element, values)
+
+
+def _dot_labels(eqn, values):
+    """dot_general as einsum labels: (labels per operand, output labels, label sizes)."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    a, b = values
+    a_labels, b_labels = [None] * len(a.shape), [None] * len(b.shape)
+    output = []
+    for k, (i, j) in enumerate(zip(lb, rb)):
+        a_labels[i] = b_labels[j] = f"b{k}"
+        output.append(f"b{k}")
+    for k, (i, j) in enumerate(zip(lc, rc)):
+        a_labels[i] = b_labels[j] = f"c{k}"
+    for i in range(len(a.shape)):
+        if a_labels[i] is None:
+            a_labels[i] = f"l{i}"
+            output.append(a_labels[i])
+    for j in range(len(b.shape)):
+        if b_labels[j] is None:
+            b_labels[j] = f"r{j}"
+            output.append(b_labels[j])
+    sizes = {}
+    for labels, v in ((a_labels, a), (b_labels, b)):
+        for lab, d in zip(labels, v.shape):
+            sizes[lab] = max(sizes.get(lab, 1), d)
+    return [a_labels, b_labels], output, sizes
+
+
+def view_dot_general(fe, eqn, values):
+    return _product_view(fe, eqn, values, *_dot_labels(eqn, values))
+
+
+def _einsum_labels_of(eqn):
+    """An einsum's (labels per operand, output labels, label sizes)."""
+    subscripts = eqn.params["subscripts"]
+    lhs, _, rhs = subscripts.partition("->")
+    terms = lhs.split(",")
+    avals = [a.aval for a in eqn.ins]
+    ellipsis = max([a.ndim - len(t.replace("...", "")) for t, a in zip(terms, avals)
+                    if "..." in t] + [0])
+    inputs = [_einsum_labels(t, a.ndim, ellipsis) for t, a in zip(terms, avals)]
+    output = _einsum_output(inputs, rhs if "->" in subscripts else None, ellipsis)
+    sizes: dict = {}
+    for labels, a in zip(inputs, avals):
+        for label, d in zip(labels, a.shape):
+            sizes[label] = max(sizes.get(label, 1), d)
+    return inputs, output, sizes
+
+
+def view_einsum(fe, eqn, values):
+    return _product_view(fe, eqn, values, *_einsum_labels_of(eqn))
+
+
+VIEW.set("dot_general", view_dot_general)
+VIEW.set("einsum", view_einsum)
+
+
+# ---------------------------------------------------------------- products as loop nests
+INLINE_WORK = 4096  # multiply-adds below which a loop nest beats a BLAS call's overhead
+
+
+def inline_contraction(fe, eqn, labelled) -> bool:
+    """A contraction emitted as the elementwise product of its operands over (output labels,
+    summed labels) and a sum over the summed ones: a loop nest whose row reduction is the
+    dot product, so the consumers of the result fuse with it.  For small products only: a
+    BLAS call costs about a microsecond, and beats loops on anything bigger (measured on
+    matrix-vector products too)."""
+    values = [fe.value(a) for a in eqn.ins]
+    if any(d < 0 for v in values for d in v.shape):
+        return False
+    inputs, output, sizes = labelled(eqn, values)
+    summed = [lab for lab in sizes if lab not in output]
+    work = int(np.prod([sizes[lab] for lab in output + summed], dtype=np.int64))
+    if not summed or work > INLINE_WORK:
+        return False
+    out = eqn.outs[0]
+    domain = output + summed
+    shape = tuple(sizes[lab] for lab in domain)
+    operands = []
+    for value, labels, atom in zip(values, inputs, eqn.ins):
+        at = [domain.index(lab) for lab in labels]
+        view = mapped(AVal(shape, atom.aval.dtype), value,
+                      lambda index, at=at, dims=value.shape: [index[j] if d != 1 else 0
+                                                              for j, d in zip(at, dims)])
+        var = Var(view.aval, "operand")
+        fe.bind(var, view)
+        operands.append(var)
+    product = Var(AVal(shape, out.aval.dtype), fe.base_name(out, eqn.prim) + "_terms")
+    terms = operands[0]
+    for k, operand in enumerate(operands[1:]):
+        last = k == len(operands) - 2
+        step = product if last else Var(AVal(shape, out.aval.dtype), "terms")
+        fe.equation(Eqn([step], "mul", [terms, operand], {}, eqn.loc, eqn.note))
+        terms = step
+    axes = tuple(range(len(output), len(domain)))
+    fe.equation(Eqn([out], "reduce_sum", [terms], {"axes": axes}, eqn.loc, eqn.note))
+    return True
+
+
+INLINE["dot_general"] = lambda fe, eqn: inline_contraction(fe, eqn, _dot_labels)
+INLINE["einsum"] = lambda fe, eqn: inline_contraction(fe, eqn, lambda e, v: _einsum_labels_of(e))

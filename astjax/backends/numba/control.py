@@ -1,92 +1,179 @@
-"""Numba lowerings of control flow: each nested Func is its own `@njit` function, called from
-a plain `if` / `while` / `for` (Numba compiles calls between jitted functions directly).
+"""Control flow, inlined into the function that uses it: `if`/`elif` for cond and switch,
+`while True:` for while_loop, `for` for scan.  Carries live in locals (one scalar per element
+of a small carry, else an array), assigned all at once at the end of each iteration; scan's
+stacked outputs and the tapes of taped while loops are written into arrays allocated before
+the loop (a tape grows by doubling: its length is known only when the loop ends)."""
 
-Carries keep one type through a loop because every value is exactly its aval's dtype and a
-C-contiguous array (see numba_lowering's contract).
-"""
+from astjax.core.ir import Var
 
-from .emit import LOWER, dtype_text
-
-
-def assign(outs: list, call: str) -> str:
-    """`a, b = call` (a bare call when nothing is bound; Funcs return one value bare)."""
-    return f"{', '.join(outs)} = {call}" if outs else call
+from .block import Hoist
+from .emit import EMIT, dtype_text, tuple_text
+from .values import Array, Unrolled, mapped, text
 
 
-def call(fn: str, args: list) -> str:
-    return f"{fn}({', '.join(args)})"
+def _indent(lines: list, depth: int = 1) -> list:
+    return ["    " * depth + line for line in lines]
 
 
-def lower_cond(fe, eqn, ins, outs):
-    then_fn, else_fn = (fe.sub(b) for b in eqn.params["branches"])
-    return [f"if {ins[0]}:",
-            "    " + assign(outs, call(then_fn, ins[1:])),
-            "else:",
-            "    " + assign(outs, call(else_fn, ins[1:]))]
+def _branch(fe, func, args, slots) -> list:
+    block = fe.child()
+    outs = block.inline(func, args)
+    block.assign(slots, outs)
+    return block.lines or ["pass"]
 
 
-def lower_switch(fe, eqn, ins, outs):
+def emit_cond(fe, eqn):
+    args = [fe.value(a) for a in eqn.ins[1:]]
+    then_fn, else_fn = eqn.params["branches"]
+    pred = fe.scalar(fe.value(eqn.ins[0]))
+    slots = [fe.slot(v, fe.base_name(v, "cond")) for v in eqn.outs]
+    fe.lines.append(f"if {pred}:{fe.comment(eqn)}")
+    fe.lines += _indent(_branch(fe, then_fn, args, slots))
+    fe.lines.append("else:")
+    fe.lines += _indent(_branch(fe, else_fn, args, slots))
+    for var, slot in zip(eqn.outs, slots):
+        fe.bind(var, slot)
+
+
+def emit_switch(fe, eqn):
     """JAX's rule: the index is clamped into range."""
-    branches = [fe.sub(b) for b in eqn.params["branches"]]
+    branches = eqn.params["branches"]
+    args = [fe.value(a) for a in eqn.ins[1:]]
     k = fe.fresh("branch")
-    lines = [f"{k} = min(max(int({ins[0]}), 0), {len(branches) - 1})"]
-    for j, fn in enumerate(branches):
-        head = "else:" if j == len(branches) - 1 else f"{'if' if j == 0 else 'elif'} {k} == {j}:"
-        lines += [head, "    " + assign(outs, call(fn, ins[1:]))]
+    fe.lines.append(f"{k} = min(max(int({fe.scalar(fe.value(eqn.ins[0]))}), 0), "
+                    f"{len(branches) - 1}){fe.comment(eqn)}")
+    slots = [fe.slot(v, fe.base_name(v, "switch")) for v in eqn.outs]
+    for j, func in enumerate(branches):
+        last = j == len(branches) - 1
+        fe.lines.append("else:" if last else f"{'if' if j == 0 else 'elif'} {k} == {j}:")
+        fe.lines += _indent(_branch(fe, func, args, slots))
+    for var, slot in zip(eqn.outs, slots):
+        fe.bind(var, slot)
+
+
+def _slots(fe, outs, params) -> list:
+    """Carry locals named after the loop body's parameters (the user's names)."""
+    return [fe.slot(v, p.hint or fe.base_name(v, "carry")) for v, p in zip(outs, params)]
+
+
+def _hoist(fe, body_func, carries: int, parity: str) -> Hoist:
+    """Where a loop body's arrays are allocated once (see Block.allocate)."""
+    carried = [o.id for o in body_func.outs[:carries] if isinstance(o, Var)]
+    return Hoist(carried, parity)
+
+
+def emit_while(fe, eqn):
+    body_func = eqn.params["body"]
+    slots = _slots(fe, eqn.outs, body_func.params)
+    fe.assign(slots, [fe.value(a) for a in eqn.ins])
+    flip = fe.fresh("flip")
+    hoist = _hoist(fe, body_func, len(eqn.outs), flip)
+    test = _loop_test(fe, eqn.params["cond"], slots, hoist)
+    body = fe.child()
+    body.loop = hoist
+    body.assign(slots, body.inline(body_func, slots))
+    fe.lines += hoist.lines + [f"{flip} = True", f"while True:{fe.comment(eqn)}"]
+    fe.lines += _indent(test + body.lines + [f"{flip} = not {flip}"])
+    for var, slot in zip(eqn.outs, slots):
+        fe.bind(var, slot)
+
+
+def _loop_test(fe, cond, slots, hoist) -> list:
+    block = fe.child()
+    block.loop = hoist
+    pred = block.scalar(block.inline(cond, slots)[0])
+    return block.lines + [f"if not {pred}:", "    break"]
+
+
+def emit_while_taped(fe, eqn):
+    """Records each carry at the start of every iteration (the reverse sweep's tape)."""
+    n = len(eqn.ins)
+    carries, tapes = eqn.outs[:n], eqn.outs[n:]
+    slots = _slots(fe, carries, eqn.params["body"].params)
+    fe.assign(slots, [fe.value(a) for a in eqn.ins])
+    count = fe.fresh("trips")
+    names = [fe.own_name(v, "tape") for v in tapes]
+    fe.lines.append(f"{count} = 0{fe.comment(eqn)}")
+    for name, var in zip(names, carries):
+        shape = tuple_text(["16"] + [text(d) for d in var.aval.shape])
+        fe.lines.append(f"{name} = np.empty({shape}, {dtype_text(var.aval.dtype)})")
+    hoist = _hoist(fe, eqn.params["body"], n, f"{count} % 2 == 1")
+    test = _loop_test(fe, eqn.params["cond"], slots, hoist)
+    record = [f"{name} = rt.room_for({name}, {count})" for name in names]
+    for name, slot in zip(names, slots):
+        record += _store_row(fe, name, count, slot)
+    body = fe.child()
+    body.loop = hoist
+    body.lines += record + [f"{count} += 1"]
+    body.assign(slots, body.inline(eqn.params["body"], slots))
+    fe.lines += hoist.lines + ["while True:"] + _indent(test + body.lines)
+    for var, slot in zip(carries, slots):
+        fe.bind(var, slot)
+    for var, name in zip(tapes, names):
+        final = fe.fresh(name)
+        fe.lines.append(f"{final} = {name}[:{count}]")
+        fe.bind(var, Array(var.aval, final))
+
+
+def _store_row(fe, target: str, t: str, value) -> list:
+    """target[t] = value, element by element for unrolled values."""
+    if isinstance(value, Unrolled):
+        if not value.shape:
+            return [f"{target}[{t}] = {value.elems[0]}"]
+        from .values import all_indices
+        return [f"{target}[{t}, {', '.join(map(str, index))}] = {elem}"
+                for index, elem in zip(all_indices(value.shape), value.elems)]
+    if isinstance(value, Array):
+        return [f"{target}[{t}] = {value.name}"]
+    loops = [fe.fresh(f"j{a}") for a in range(len(value.shape))]
+    lines = [("    " * a) + f"for {v} in range({text(d)}):"
+             for a, (v, d) in enumerate(zip(loops, value.shape))]
+    lines.append("    " * len(loops) + f"{target}[{t}, {', '.join(loops)}] = "
+                 f"{fe.read(value, loops)}")
     return lines
 
 
-def lower_while(fe, eqn, ins, outs):
-    cond, body = fe.sub(eqn.params["cond"]), fe.sub(eqn.params["body"])
-    return [f"{c} = {x}" for c, x in zip(outs, ins)] + [
-            f"while {call(cond, outs)}:",
-            "    " + assign(outs, call(body, outs))]
-
-
-def lower_while_taped(fe, eqn, ins, outs):
-    """A while loop that records each carry at the start of every iteration, then stacks them
-    (length = trip count, known only at run time)."""
-    n = len(ins)
-    carry, tapes = outs[:n], outs[n:]
-    cond, body = fe.sub(eqn.params["cond"]), fe.sub(eqn.params["body"])
-    lists = [fe.fresh(c + "_list") for c in carry]
-    lines = [f"{c} = {x}" for c, x in zip(carry, ins)]
-    lines += [f"{lst} = [{c} for _ in range(0)]" for lst, c in zip(lists, carry)]
-    lines += [f"while {call(cond, carry)}:"]
-    lines += [f"    {lst}.append({c})" for lst, c in zip(lists, carry)]
-    lines += ["    " + assign(carry, call(body, carry))]
-    for tape, lst, c, var in zip(tapes, lists, carry, eqn.outs[:n]):
-        shape = f"(len({lst}),) + {c}.shape" if var.aval.shape else f"len({lst})"
-        k = fe.fresh("k")
-        lines += [f"{tape} = np.empty({shape}, {dtype_text(var.aval.dtype)})",
-                  f"for {k} in range(len({lst})):",
-                  f"    {tape}[{k}] = {lst}[{k}]"]
-    return lines
-
-
-def lower_scan(fe, eqn, ins, outs):
+def emit_scan(fe, eqn):
     p = eqn.params
     nc, nk = p["num_consts"], p["num_carry"]
-    consts, init, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
-    carry, ys = outs[:nk], outs[nk:]
-    body = fe.sub(p["body"])
+    values = [fe.value(a) for a in eqn.ins]
+    consts, xs = values[:nc], values[nc + nk:]
+    carries, ys = eqn.outs[:nk], eqn.outs[nk:]
+    slots = _slots(fe, carries, p["body"].params[nc:nc + nk])
+    fe.assign(slots, values[nc:nc + nk])
     t, n = fe.fresh("t"), fe.fresh("length")
-    lines = [f"{c} = {x}" for c, x in zip(carry, init)]
-    lines.append(f"{n} = {p['length'] if p['length'] >= 0 else xs[0] + '.shape[0]'}")
-    y_avals = p["body"].out_avals[nk:]
-    for y, aval in zip(ys, y_avals):
-        lines.append(f"{y} = np.empty(({n},) + {tuple(aval.shape)!r}, {dtype_text(aval.dtype)})")
+    length = p["length"] if p["length"] >= 0 else f"{fe.materialise(xs[0])}.shape[0]"
+    fe.lines.append(f"{n} = {length}{fe.comment(eqn)}")
+    y_names = []
+    for var in ys:
+        name = fe.own_name(var, "ys")
+        rest = [text(d) for d in var.aval.shape[1:]]
+        fe.lines.append(f"{name} = np.empty({tuple_text([n] + rest)}, "
+                        f"{dtype_text(var.aval.dtype)})")
+        y_names.append(name)
     steps = f"range({n} - 1, -1, -1)" if p.get("reverse") else f"range({n})"
-    step_ys = [fe.fresh(y + "_t") for y in ys]
-    lines.append(f"for {t} in {steps}:")
-    step_xs = [f"{x}[{t}]" for x in xs]
-    lines.append("    " + assign(carry + step_ys, call(body, consts + carry + step_xs)))
-    lines += [f"    {y}[{t}] = {y_t}" for y, y_t in zip(ys, step_ys)]
-    return lines
+    body = fe.child()
+    body.loop = _hoist(fe, p["body"], nk, f"{t} % 2 == 0")
+    x_ts = []
+    for x, var in zip(xs, p["body"].params[nc + nk:]):
+        row = mapped(var.aval, x, lambda index, t=t: [t] + list(index))
+        if isinstance(x, Array):
+            row.array_text = f"{x.name}[{t}]"
+        x_ts.append(body.unroll(row) if var.aval.shape == () or
+                    (isinstance(x, Array) and 0 < var.aval.size <= 16) else row)
+    outs = body.inline(p["body"], consts + slots + x_ts)
+    for name, y in zip(y_names, outs[nk:]):
+        body.lines += _store_row(body, name, t, y)
+    body.assign(slots, outs[:nk])
+    fe.lines += body.loop.lines + [f"for {t} in {steps}:"] + _indent(body.lines or ["pass"])
+    for var, slot in zip(carries, slots):
+        fe.bind(var, slot)
+    for var, name in zip(ys, y_names):
+        fe.bind(var, Array(var.aval, name))
 
 
-LOWER.set("cond", lower_cond)
-LOWER.set("switch", lower_switch)
-LOWER.set("while_loop", lower_while)
-LOWER.set("while_loop_taped", lower_while_taped)
-LOWER.set("scan", lower_scan)
+EMIT.set("cond", emit_cond)
+EMIT.set("switch", emit_switch)
+EMIT.set("while_loop", emit_while)
+EMIT.set("while_loop_taped", emit_while_taped)
+EMIT.set("scan", emit_scan)

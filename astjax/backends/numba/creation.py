@@ -1,6 +1,9 @@
 """Lowerings of the creation primitives (iota, full)."""
 
-from .emit import LOWER, as_dtype, dtype_text, tuple_text
+import numpy as np
+
+from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, scalar_literal, tuple_text
+from .values import View
 from .layout import out_aval
 
 
@@ -27,3 +30,25 @@ def lower_full(fe, eqn, ins, outs):
 
 LOWER.set("iota", lower_iota)
 LOWER.set("full", lower_full)
+
+
+def view_iota(fe, eqn, values):
+    p, out = eqn.params, out_aval(eqn)
+    dim = p["dimension"]
+    return View(out, lambda index, reader: _index_as(index[dim], out.dtype), [])
+
+
+def _index_as(i, dtype) -> str:
+    if isinstance(i, int):
+        return scalar_literal(i, dtype)
+    return cast(i, np.int64, dtype)
+
+
+def view_full(fe, eqn, values):
+    out = out_aval(eqn)
+    value = cast(fe.scalar(values[0]), eqn.ins[0].aval.dtype, out.dtype)
+    return View(out, lambda index, reader: value, [], fill=value)
+
+
+VIEW.set("iota", view_iota)
+VIEW.set("full", view_full)

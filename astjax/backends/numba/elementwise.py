@@ -21,8 +21,18 @@ VECMATH_UNARY = {
 VECMATH_BINARY = {"atan2": "arctan2", "logaddexp": "logaddexp"}
 
 
+# In serial code (unrolled values, loop-carried scalars) nothing vectorises, and libm's scalar
+# functions (Numba's np.*) have half the latency of vecmath's branch-free ones.
+SCALAR_LIBM = {"exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "sinh",
+               "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"}
+
+
 def _vecmath_unary(fn):
-    return lambda op: f"vecmath.{fn}({op.arg(0)})"
+    def rule(op):
+        if not op.vector and fn in SCALAR_LIBM and op.is_float():
+            return f"np.{fn}({op.arg(0)})"
+        return f"vecmath.{fn}({op.arg(0)})"
+    return rule
 
 
 for _prim, _fn in VECMATH_UNARY.items():

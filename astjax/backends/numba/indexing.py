@@ -1,7 +1,9 @@
 """Lowerings of the gathers, scatters and dynamic slices: loops over flat indices."""
 import numpy as np
 
-from .emit import LOWER, as_dtype, dims, dtype_text, product
+from . import values as V
+from .emit import LOWER, VIEW, as_dtype, cast, dims, dtype_text, product, scalar_literal
+from .values import Unrolled, View, mapped
 from .layout import aval_of, blocks, broadcast, flat_index, from_blocks, out_aval, shape_text
 
 
@@ -111,3 +113,93 @@ def lower_dynamic_update_slice(fe, eqn, ins, outs):
 LOWER.set("scatter", lower_scatter)
 LOWER.set("dynamic_slice", lower_dynamic_slice)
 LOWER.set("dynamic_update_slice", lower_dynamic_update_slice)
+
+
+# ---------------------------------------------------------------- gathers as index maps
+def view_dynamic_slice(fe, eqn, values):
+    base, starts, sizes = values[0], values[1:], eqn.params["slice_sizes"]
+    if -1 in base.shape:
+        return None
+    clamped = []
+    for j, (start, n, d) in enumerate(zip(starts, sizes, base.shape)):
+        s = fe.scalar(start)
+        if isinstance(start, Unrolled) and _is_int_literal(s):
+            clamped.append(min(max(int(s), 0), d - n))
+            continue
+        name = fe.fresh(f"start{j}")
+        fe.lines.append(f"{name} = min(max(int({s}), 0), {d - n})")
+        clamped.append(name)
+    return mapped(out_aval(eqn), base, lambda index: [V.add(s, i) for s, i in zip(clamped, index)])
+
+
+def _is_int_literal(s: str) -> bool:
+    s = s.strip()
+    if s.startswith("np.") and s.endswith(")"):
+        s = s[s.index("(") + 1:-1]
+    return s.lstrip("-").isdigit()
+
+
+def _clip(reader, index_value, index, n) -> str:
+    return f"rt.clip_index({reader(index_value, index)}, {n})"
+
+
+def view_take(fe, eqn, values):
+    (x, idx), out, axis = values, out_aval(eqn), eqn.params["axis"]
+    if -1 in x.shape or -1 in idx.shape:
+        return None
+    k = len(idx.shape)
+
+    def element(index, reader):
+        inner = index[axis:axis + k]
+        source = index[:axis] + [_clip(reader, idx, inner, x.shape[axis])] + index[axis + k:]
+        return reader(x, source)
+    return View(out, element, [x, idx])
+
+
+def view_take_along_axis(fe, eqn, values):
+    (x, idx), out, axis = values, out_aval(eqn), eqn.params["axis"]
+    if -1 in x.shape or -1 in idx.shape:
+        return None
+
+    def element(index, reader):
+        at = [0 if d == 1 else i for i, d in zip(index, idx.shape)]
+        source = [0 if d == 1 else i for i, d in zip(index, x.shape)]
+        source[axis] = _clip(reader, idx, at, x.shape[axis])
+        return reader(x, source)
+    return View(out, element, [x, idx])
+
+
+VIEW.set("dynamic_slice", view_dynamic_slice)
+VIEW.set("take", view_take)
+VIEW.set("take_along_axis", view_take_along_axis)
+
+
+def view_take_along_transpose(fe, eqn, values):
+    """The cotangent of take_along_axis as an index map: out[p] is the sum, over the few
+    taken positions j of p's row, of ct[j] where index[j] is p's position (a one-hot select
+    when one element per row was taken)."""
+    (ct, idx), out, axis = values, out_aval(eqn), eqn.params["axis"]
+    if -1 in ct.shape or -1 in idx.shape or -1 in out.shape:
+        return None
+    both = tuple(np.broadcast_shapes(ct.shape, idx.shape))
+    if any(b != o for k, (b, o) in enumerate(zip(both, out.shape)) if k != axis) \
+            or both[axis] > SMALL_GATHER:
+        return None
+    zero = scalar_literal(0, out.dtype)
+
+    def element(index, reader):
+        terms = []
+        for j in range(both[axis]):
+            at = list(index)
+            at[axis] = j
+            taken = _clip(reader, idx, [0 if d == 1 else i for i, d in zip(at, idx.shape)],
+                          out.shape[axis])
+            value = cast(reader(ct, [0 if d == 1 else i for i, d in zip(at, ct.shape)]),
+                         eqn.ins[0].aval.dtype, out.dtype)
+            terms.append(f"({value} if {taken} == {index[axis]} else {zero})")
+        return " + ".join(terms) if terms else zero
+    return View(out, element, [ct, idx])
+
+
+SMALL_GATHER = 16  # taken positions per row, summed in the loop
+VIEW.set("take_along_axis_transpose", view_take_along_transpose)

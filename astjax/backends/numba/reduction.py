@@ -4,6 +4,7 @@ import numpy as np
 
 from .emit import LOWER, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import blocks, out_aval, rows
+from .nest import REDUCERS, Reducer
 
 
 # primitive -> (helper, start value of the accumulator, accumulate float32 in float64?)
@@ -75,3 +76,43 @@ def _cumulative(op):
 
 for _prim, _op in CUMULATIVE_OPS.items():
     LOWER.set(_prim, _cumulative(_op))
+
+
+# ---------------------------------------------------------------- fused into loop nests
+def _extreme(dtype, largest: bool) -> str:
+    """The identity of max (largest=False: the smallest value) or min."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return scalar_literal(-np.inf if not largest else np.inf, dtype)
+    if dtype.kind == "b":
+        return "True" if largest else "False"
+    info = np.iinfo(dtype)
+    return scalar_literal(info.max if largest else info.min, dtype)
+
+
+def _pick(op):
+    """max/min of floats and integers (NaN wins); booleans as any/all."""
+    def update(acc, v):
+        return f"{acc} = rt.r{op}({acc}, {v})"
+    return update
+
+
+def _arg_update(better):
+    def update(acc, v, best, index):
+        return [f"if {acc} == {acc} and ({v} {better} {acc} or {v} != {v} or {best} < 0):",
+                f"    {acc}, {best} = {v}, {index}"]
+    return update
+
+
+REDUCERS.update({
+    "reduce_sum": Reducer(lambda d: scalar_literal(0, d), lambda a, v: f"{a} = rt.radd({a}, {v})",
+                          True),
+    "reduce_prod": Reducer(lambda d: scalar_literal(1, d), lambda a, v: f"{a} = rt.rmul({a}, {v})",
+                           True),
+    "reduce_max": Reducer(lambda d: _extreme(d, False), _pick("max")),
+    "reduce_min": Reducer(lambda d: _extreme(d, True), _pick("min")),
+    "reduce_and": Reducer(lambda d: "True", lambda a, v: f"{a} = {a} & {v}"),
+    "reduce_or": Reducer(lambda d: "False", lambda a, v: f"{a} = {a} | {v}"),
+    "argmax": Reducer(lambda d: _extreme(d, False), _arg_update(">")),
+    "argmin": Reducer(lambda d: _extreme(d, True), _arg_update("<")),
+})

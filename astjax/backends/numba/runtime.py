@@ -8,6 +8,9 @@ NaN propagates through max/min as in NumPy.
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from .. import vecmath
 
@@ -286,11 +289,21 @@ def scatter(op, out, index, updates):
 
 
 # ---------------------------------------------------------------- contraction
-@njit
-def batched_dot(a, b, out):
-    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot)."""
-    for i in range(a.shape[0]):
-        out[i] = np.dot(a[i], b[i])
+@numba.njit(cache=True, error_model="numpy", parallel=True)
+def batched_dot(a, b, out, ta=False, tb=False):
+    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot); with ta (tb) a[i]
+    (b[i]) is read transposed, as BLAS can, instead of copied.  (np.dot's `out` argument
+    is not used: Numba runs it as a plain loop, a hundred times slower than BLAS.)  The
+    batches run in parallel (each BLAS call is single-threaded, see the backend)."""
+    for i in numba.prange(a.shape[0]):
+        if ta and tb:
+            out[i] = np.dot(a[i].T, b[i].T)
+        elif ta:
+            out[i] = np.dot(a[i].T, b[i])
+        elif tb:
+            out[i] = np.dot(a[i], b[i].T)
+        else:
+            out[i] = np.dot(a[i], b[i])
 
 
 @njit
@@ -302,3 +315,80 @@ def batched_matmul_loop(a, b, out):
                 av = a[i, m, k]
                 for n in range(b.shape[2]):
                     out[i, m, n] += av * b[i, k, n]
+
+
+# ---------------------------------------------------------------- tapes
+@njit
+def room_for(tape, k):
+    """The tape itself when row k fits, else a copy twice as long (amortised O(1) per row)."""
+    if k < tape.shape[0]:
+        return tape
+    grown = np.empty((2 * tape.shape[0] + 1,) + tape.shape[1:], tape.dtype)
+    grown[:k] = tape[:k]
+    return grown
+
+
+# ---------------------------------------------------------------- accumulation
+def _accumulate(float_op, int_op):
+    """acc op v for a loop-carried accumulator: its float instruction alone may be reassociated
+    (`reassoc`), so LLVM vectorises the reduction loop without fast-math anywhere else."""
+    def typer(typingctx, acc, v):
+        if acc != v or not isinstance(acc, (types.Float, types.Integer)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            if isinstance(sig.return_type, types.Float):
+                instr = getattr(builder, float_op)(*args)
+                instr.flags.append("reassoc")
+                return instr
+            return getattr(builder, int_op)(*args)
+        return acc(acc, v), codegen
+    return typer
+
+
+@intrinsic
+def radd(typingctx, acc, v):
+    """acc + v, regrouped freely within a reduction."""
+    return _accumulate("fadd", "add")(typingctx, acc, v)
+
+
+@intrinsic
+def rmul(typingctx, acc, v):
+    """acc * v, regrouped freely within a reduction."""
+    return _accumulate("fmul", "mul")(typingctx, acc, v)
+
+
+def _extremum(float_name, int_predicate, bool_op):
+    """max/min for a loop-carried accumulator: llvm.maximum/minimum on floats (NaN wins, as in
+    NumPy, and loops over them vectorise), a compare and select on integers, or/and on bools."""
+    def typer(typingctx, acc, v):
+        if acc != v or not isinstance(acc, (types.Float, types.Integer, types.Boolean)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            t = args[0].type
+            if isinstance(sig.return_type, types.Boolean):
+                return getattr(builder, bool_op)(*args)
+            if isinstance(sig.return_type, types.Float):
+                name = f"llvm.{float_name}.{'f32' if sig.return_type == types.float32 else 'f64'}"
+                fn = builder.module.globals.get(name) or ir.Function(
+                    builder.module, ir.FunctionType(t, [t, t]), name)
+                return builder.call(fn, args)
+            signed = sig.return_type.signed
+            op = int_predicate if signed else int_predicate.replace("s", "u", 1)
+            return builder.select(builder.icmp_signed(op[1:], *args) if signed else
+                                  builder.icmp_unsigned(op[1:], *args), args[0], args[1])
+        return acc(acc, v), codegen
+    return typer
+
+
+@intrinsic
+def rmax(typingctx, acc, v):
+    """The larger of acc and v (NaN if either is)."""
+    return _extremum("maximum", "s>", "or_")(typingctx, acc, v)
+
+
+@intrinsic
+def rmin(typingctx, acc, v):
+    """The smaller of acc and v (NaN if either is)."""
+    return _extremum("minimum", "s<", "and_")(typingctx, acc, v)

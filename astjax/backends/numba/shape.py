@@ -1,7 +1,9 @@
 """Lowerings of the shape primitives: NumPy views made contiguous, or loops for pad."""
 
-from .emit import LOWER, as_dtype, dtype_text, tuple_text
+from . import values as V
+from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, tuple_text
 from .layout import out_aval, reshape_to
+from .values import Array, Unrolled, View, mapped
 
 
 def lower_reshape(fe, eqn, ins, outs):
@@ -89,3 +91,128 @@ LOWER.set("rev", lower_rev)
 LOWER.set("slice", lower_slice)
 LOWER.set("concatenate", lower_concatenate)
 LOWER.set("pad", lower_pad)
+
+
+# ---------------------------------------------------------------- index maps (views)
+def _view(rule):
+    """A view rule from `rule(eqn, base_shape, index) -> base index`."""
+    def view(fe, eqn, values):
+        base, out = values[0], out_aval(eqn)
+        return mapped(out, base, lambda index: rule(eqn, base.shape, index))
+    return view
+
+
+def _reshape_index(eqn, shape, index):
+    return V.unravel(V.flatten(index, eqn.outs[0].aval.shape), shape)
+
+
+def view_reshape(fe, eqn, values):
+    base, out = values[0], out_aval(eqn)
+    if isinstance(base, Array) and base.shape and out.shape and -1 not in out.shape:
+        name = fe.own_name(eqn.outs[0], "reshape")
+        fe.lines.append(f"{name} = {base.name}.reshape({tuple_text([str(d) for d in out.shape])})")
+        return Array(out, name, base.root)
+    if -1 in base.shape or -1 in out.shape:
+        return None
+    return _view(_reshape_index)(fe, eqn, values)
+
+
+def _transpose_index(eqn, shape, index):
+    perm = eqn.params["permutation"]
+    base = [0] * len(perm)
+    for j, p in enumerate(perm):
+        base[p] = index[j]
+    return base
+
+
+def _broadcast_index(eqn, shape, index):
+    return [index[dst] if shape[src] != 1 else 0
+            for src, dst in enumerate(eqn.params["broadcast_dimensions"])]
+
+
+def _rev_index(eqn, shape, index):
+    axes = set(eqn.params["dimensions"])
+    return [V.sub(d - 1, i) if j in axes else i for j, (d, i) in enumerate(zip(shape, index))]
+
+
+def _slice_index(eqn, shape, index):
+    p = eqn.params
+    strides = p.get("strides") or (1,) * len(index)
+    return [V.add(s, V.mul(i, st)) for s, st, i in zip(p["start_indices"], strides, index)]
+
+
+def view_pad(fe, eqn, values):
+    base, fill, out = values[0], values[1], out_aval(eqn)
+    if -1 in base.shape:
+        return None
+    fill_text = cast(fe.scalar(fill), eqn.ins[1].aval.dtype, out.dtype)
+    config = eqn.params["config"]
+
+    def element(index, reader):
+        conditions, source = [], []
+        for i, d, (lo, hi, interior) in zip(index, base.shape, config):
+            step = interior + 1
+            shifted = V.sub(i, lo)
+            if isinstance(shifted, int):
+                if shifted < 0 or shifted % step or shifted // step >= d:
+                    return fill_text
+                source.append(shifted // step)
+                continue
+            conditions.append(f"0 <= {shifted} < {d * step - interior}")
+            if step != 1:
+                conditions.append(f"({shifted}) % {step} == 0")
+            source.append(V.floordiv(shifted, step))
+        value = cast(reader(base, source), eqn.ins[0].aval.dtype, out.dtype)
+        if not conditions:
+            return value
+        return f"({value} if {' and '.join(conditions)} else {fill_text})"
+    return View(out, element, [base])
+
+
+def view_concatenate(fe, eqn, values):
+    out, axis = out_aval(eqn), eqn.params["dimension"]
+    if any(-1 in v.shape for v in values):
+        return None
+    starts, at = [], 0
+    for v in values:
+        starts.append(at)
+        at += v.shape[axis]
+
+    def piece(k, index, reader):
+        shifted = list(index)
+        shifted[axis] = V.sub(index[axis], starts[k])
+        return cast(reader(values[k], shifted), eqn.ins[k].aval.dtype, out.dtype)
+
+    def element(index, reader):
+        i = index[axis]
+        live = [k for k, v in enumerate(values) if v.shape[axis] > 0]
+        if isinstance(i, int):
+            k = max(k for k in live if starts[k] <= i)
+            return piece(k, index, reader)
+        text = piece(live[-1], index, reader)
+        for k in reversed(live[:-1]):
+            text = f"({piece(k, index, reader)} if {i} < {starts[k] + values[k].shape[axis]} else {text})"
+        return text
+    return View(out, element, values)
+
+
+VIEW.set("reshape", view_reshape)
+def view_transpose(fe, eqn, values):
+    view = _view(_transpose_index)(fe, eqn, values)
+    view.transposed = (values[0], tuple(eqn.params["permutation"]))
+    return view
+
+
+VIEW.set("transpose", view_transpose)
+def view_broadcast_in_dim(fe, eqn, values):
+    view = _view(_broadcast_index)(fe, eqn, values)
+    if isinstance(values[0], Unrolled) and not values[0].shape:
+        view.fill = values[0].elems[0]
+    return view
+
+
+VIEW.set("broadcast_in_dim", view_broadcast_in_dim)
+VIEW.set("rev", _view(_rev_index))
+VIEW.set("slice", _view(_slice_index))
+VIEW.set("pad", view_pad)
+VIEW.set("concatenate", view_concatenate)

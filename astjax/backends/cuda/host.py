@@ -1,0 +1,27 @@
+"""What the host function of a CUDA module calls for its scalar work (unrolled values, a
+loop's bookkeeping): the Numba runtime's and vecmath's names, in plain NumPy."""
+import numpy as np
+
+radd = np.add
+rmul = np.multiply
+rmax = np.maximum
+rmin = np.minimum
+maximum, minimum = np.maximum, np.minimum
+exp, expm1, exp2, log, log1p, log2, log10 = (np.exp, np.expm1, np.exp2, np.log, np.log1p,
+                                             np.log2, np.log10)
+sin, cos, tan, sinh, cosh, tanh = np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = (np.arcsin, np.arccos, np.arctan,
+                                                     np.arcsinh, np.arccosh, np.arctanh)
+arctan2, sqrt, abs, floor, ceil, rint = (np.arctan2, np.sqrt, np.abs,  # noqa: A001
+                                         np.floor, np.ceil, np.rint)
+logaddexp, pow = np.logaddexp, np.power  # noqa: A001
+
+
+def logistic(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def clip_index(i, size):
+    if i < 0:
+        i += size
+    return min(max(i, 0), max(size - 1, 0))

@@ -1,0 +1,631 @@
+"""Loop nests: elementwise work, index maps and reductions over one iteration domain, fused.
+
+A `Nest` gathers equations in program order while they fit its domain (a shape; one loop
+per axis).  Each member maps its own axes to domain axes (`None`: it does not vary along
+that axis), so broadcasts, size-1 reshapes and transposes of members are free aliases.
+
+Reductions come in two forms:
+* a *row* reduction reduces the trailing domain axes k.. (the "inner" axes) of a member: its
+  result is a scalar per row, usable by later members of the same nest.  The first row
+  reduction fixes k; the axes before k are the "outer" axes, looped over once.
+* an *accumulating* reduction reduces any other axes into a scalar or an array over its
+  kept axes; its result exists only once the whole nest has run.
+
+Within one row, members are computed in *passes*: pass p is one loop over the inner axes.
+A member that reads a row reduction of pass p runs in pass p + 1; a member needed in several
+passes is recomputed (elementwise work is cheap next to a trip through memory).  Outer
+members (varying only along outer axes) are computed once per row, after the pass whose
+reductions they read.  Members are stored to memory only when read outside the nest.
+"""
+import numpy as np
+
+from . import scalars as E
+from .values import Array, Unrolled, Value, text
+
+
+LOOP_NAMES = "ijklmn"
+IN_ORDER = "in_order = True"  # marks, for the CUDA backend, a nest whose iterations interact
+ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
+# primitives worth a row buffer rather than a second evaluation
+COSTLY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
+          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+          "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "pow", "atan2", "logaddexp",
+          "cbrt"}
+
+
+class Member:
+    """One value of the nest: `kind` is 'elem', 'alias', 'row' or 'acc'."""
+
+    def __init__(self, var, eqn, kind, out_map, in_maps=(), source=None):
+        self.var, self.eqn, self.kind = var, eqn, kind
+        self.out_map, self.in_maps = tuple(out_map), list(in_maps)
+        self.source = source  # alias: the member it renames; reductions: the input member
+        self.p = 0
+        self.local = None
+
+    @property
+    def varying(self) -> set:
+        return {a for a in self.out_map if a is not None}
+
+
+class Reducer:
+    """How a reduction accumulates: init(dtype) text, update(acc, v) text, accumulator dtype."""
+
+    def __init__(self, init, update, widen=False, parallel_op=None):
+        self.init, self.update, self.widen, self.parallel_op = init, update, widen, parallel_op
+
+    def acc_dtype(self, dtype):
+        dtype = np.dtype(dtype)
+        return np.dtype(np.float64) if self.widen and dtype == np.float32 else dtype
+
+
+REDUCERS: dict = {}  # primitive -> Reducer (filled by reduction.py)
+
+
+class Nest:
+    def __init__(self, fe, shape):
+        self.fe = fe
+        self.dims = list(shape)
+        self.k = None
+        self.members: dict = {}
+        self.order: list = []
+        self.finals: set = set()  # var ids of accumulating reductions (ready after the nest)
+        self.eqns: set = set()
+
+    # ------------------------------------------------------------ joining
+    def member(self, atom):
+        return self.members.get(getattr(atom, "id", None))
+
+    def reads_member(self, eqn) -> bool:
+        return any(self.member(a) is not None for a in eqn.ins)
+
+    def reads_final(self, eqn) -> bool:
+        return any(getattr(a, "id", None) in self.finals for a in eqn.ins)
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    def _default_axis(self, j: int, r: int, size, used) -> int:
+        """The domain axis an output axis j (of r) lands on by right alignment, or None."""
+        a = self.rank - r + j
+        if a < 0 or a in used:
+            return None
+        if self.dims[a] == size:
+            return a
+        if self.dims[a] == 1 and not any(a in m.varying for m in self.order):
+            self.dims[a] = size  # the domain grows along an axis nothing varied on yet
+            return a
+        return None
+
+    def _grow_rank(self, r: int) -> None:
+        extra = r - self.rank
+        if extra <= 0:
+            return
+        self.dims = [1] * extra + self.dims
+        for m in self.order:
+            m.out_map = tuple(None if a is None else a + extra for a in m.out_map)
+            m.in_maps = [None if mp is None else tuple(None if a is None else a + extra
+                                                       for a in mp) for mp in m.in_maps]
+        if self.k is not None:
+            self.k += extra
+
+    def join_elementwise(self, eqn) -> bool:
+        out = eqn.outs[0].aval
+        if self.reads_final(eqn) or any(d < 0 for d in out.shape):
+            return False
+        r = len(out.shape)
+        self._grow_rank(r)
+        out_map = [None] * r
+        for atom in eqn.ins:
+            m = self.member(atom)
+            if m is None:
+                continue
+            off = r - len(atom.aval.shape)
+            for t, a in enumerate(m.out_map):
+                if a is None or atom.aval.shape[t] == 1:
+                    continue
+                if out_map[off + t] not in (None, a):
+                    return False
+                out_map[off + t] = a
+        if len(set(a for a in out_map if a is not None)) != len([a for a in out_map if a is not None]):
+            return False
+        for j in range(r):
+            if out_map[j] is not None or out.shape[j] == 1:
+                continue
+            varies = any(self.member(a) is None and _varies(a, j, r) for a in eqn.ins)
+            if varies:
+                a = self._default_axis(j, r, out.shape[j], set(out_map))
+                if a is None:
+                    return False
+                out_map[j] = a
+        for j in range(r):  # broadcast axes get a loop too: a stored result is written whole
+            if out_map[j] is None and out.shape[j] != 1:
+                out_map[j] = self._default_axis(j, r, out.shape[j], set(out_map))
+                if out_map[j] is None:
+                    return False
+        for j, a in enumerate(out_map):
+            if a is not None and self.dims[a] != out.shape[j]:
+                return False
+        in_maps = [_operand_map(atom, out_map, r) for atom in eqn.ins]
+        self._add(Member(eqn.outs[0], eqn, "elem", out_map, in_maps))
+        return True
+
+    def join_alias(self, eqn, out_map) -> bool:
+        source = self.member(eqn.ins[0])
+        if source is None or out_map is None or self.reads_final(eqn):
+            return False
+        self._add(Member(eqn.outs[0], eqn, "alias", out_map, source=source))
+        return True
+
+    def join_reduction(self, eqn, axes) -> bool:
+        """A reduction of a member (or of a value read at the domain's own positions)."""
+        atom = eqn.ins[0]
+        if self.reads_final(eqn) or eqn.prim not in REDUCERS:
+            return False
+        m = self.member(atom)
+        shape = atom.aval.shape
+        if m is None:
+            return False
+        reduced = [m.out_map[t] for t in axes if shape[t] != 1]
+        if any(a is None for a in reduced) or not reduced:
+            return False  # a broadcast axis, or nothing varies: the plain lowering does it
+        if _empty_matters(eqn, shape, axes):
+            return False
+        kept = tuple(m.out_map[t] for t in range(len(shape)) if t not in axes)
+        if eqn.prim in ("argmax", "argmin"):
+            kept = tuple(m.out_map[t] for t in range(len(shape)) if t != axes[0])
+        suffix = sorted(reduced) == list(range(min(reduced), self.rank))
+        kept_shape = [d for t, d in enumerate(shape) if t not in axes]
+        if any(a is None and d != 1 for a, d in zip(kept, kept_shape)):
+            return False
+        kept_set = {a for a in kept if a is not None}
+        if self.k is None and suffix and all(a < min(reduced) for a in kept_set) \
+                and not any(mm.kind == "row" for mm in self.order):
+            self.k = min(reduced)
+        if self.k is not None and sorted(reduced) == list(range(self.k, self.rank)) \
+                and all(a < self.k for a in kept_set):
+            self._add(Member(eqn.outs[0], eqn, "row", kept, source=m))
+            return True
+        if eqn.prim in ("argmax", "argmin"):
+            return False
+        self._add(Member(eqn.outs[0], eqn, "acc", kept, source=m))
+        self.finals.add(eqn.outs[0].id)
+        return True
+
+    def join_load(self, atom) -> None:
+        """A non-member value read at the domain's own positions (a reduction's input)."""
+        r = len(atom.aval.shape)
+        self._grow_rank(r)
+        out_map = tuple(self.rank - r + t if d != 1 else None for t, d in enumerate(atom.aval.shape))
+        self.members[atom.id] = Member(atom, None, "load", out_map, [out_map])
+        self.order.append(self.members[atom.id])
+
+    def _add(self, member) -> None:
+        self.members[member.var.id] = member
+        self.order.append(member)
+        self.eqns.add(id(member.eqn))
+
+    # ------------------------------------------------------------ emitting
+    def emit(self, stored: set) -> dict:
+        """Append the nest's code to fe.lines; returns var id -> Value for the members read
+        after it (stored members, reductions)."""
+        return NestEmitter(self, stored).emit()
+
+
+def alias_map(eqn, member):
+    """The domain map of a shape equation's result when it only renames the member's axes
+    (size-1 reshapes, broadcasts, transposes), else None."""
+    shape = eqn.ins[0].aval.shape
+    out = eqn.outs[0].aval.shape
+    in_map = member.out_map
+    if eqn.prim == "transpose":
+        return tuple(in_map[p] for p in eqn.params["permutation"])
+    if eqn.prim == "broadcast_in_dim":
+        out_map = [None] * len(out)
+        for src, dst in enumerate(eqn.params["broadcast_dimensions"]):
+            out_map[dst] = in_map[src] if shape[src] != 1 else None
+        return tuple(out_map)
+    if eqn.prim == "reshape":
+        kept = [(d, a) for d, a in zip(shape, in_map) if d != 1]
+        if [d for d in out if d != 1] != [d for d, _ in kept]:
+            return None
+        it = iter(a for _, a in kept)
+        return tuple(next(it) if d != 1 else None for d in out)
+    return None
+
+
+def unrolled_reduction(fe, eqn, value, axes) -> bool:
+    """A reduction of an unrolled value: one expression per result element."""
+    from .values import Unrolled, all_indices
+    red = REDUCERS.get(eqn.prim)
+    shape = eqn.ins[0].aval.shape
+    out = eqn.outs[0]
+    if red is None or eqn.prim in ("argmax", "argmin") or any(shape[t] == 0 for t in axes):
+        return False
+    in_dtype = eqn.ins[0].aval.dtype
+    acc_dtype = red.acc_dtype(out.aval.dtype)
+    value = fe.unroll(value)
+    kept = [t for t in range(len(shape)) if t not in axes]
+    groups: dict = {}
+    for index, elem in zip(all_indices(shape), value.elems):
+        groups.setdefault(tuple(index[t] for t in kept), []).append(elem)
+    elems = []
+    for key in sorted(groups):
+        acc = fe.fresh(fe.base_name(out, eqn.prim))
+        fe.lines.append(f"{acc} = {red.init(acc_dtype)}{fe.comment(eqn)}")
+        for elem in groups[key]:
+            fe.lines.append(red.update(acc, E.cast(elem, in_dtype, acc_dtype)))
+        if acc_dtype != out.aval.dtype:
+            final = fe.fresh(acc + "_r")
+            fe.lines.append(f"{final} = {E.cast(acc, acc_dtype, out.aval.dtype)}")
+            acc = final
+        elems.append(acc)
+    fe.bind(out, Unrolled(out.aval, elems))
+    return True
+
+
+def _varies(atom, j: int, r: int) -> bool:
+    shape = getattr(atom, "aval").shape if hasattr(atom, "aval") else ()
+    t = j - (r - len(shape))
+    return 0 <= t < len(shape) and shape[t] != 1
+
+
+def _operand_map(atom, out_map, r):
+    shape = atom.aval.shape
+    if not shape:
+        return ()
+    off = r - len(shape)
+    return tuple(out_map[off + t] if shape[t] != 1 else None for t in range(len(shape)))
+
+
+def _empty_matters(eqn, shape, axes) -> bool:
+    """max/min/argmax/argmin of an empty (or unknown-length) axis: the plain lowering decides."""
+    if eqn.prim in ("reduce_sum", "reduce_prod", "reduce_and", "reduce_or"):
+        return False
+    return any(shape[t] <= 0 for t in axes)
+
+
+class NestEmitter:
+    def __init__(self, nest: Nest, stored: set):
+        self.nest, self.fe = nest, nest.fe
+        self.stored = stored
+        self.k = nest.k if nest.k is not None else 0
+        self.loop = [self.fe.fresh(LOOP_NAMES[a] if a < len(LOOP_NAMES) else f"i{a}")
+                     if d != 1 else "0" for a, d in enumerate(nest.dims)]
+        self.results: dict = {}
+
+    # -------------------------------------------------------- planning
+    def inner(self, m) -> bool:
+        return any(a >= self.k for a in m.varying) and m.kind not in ("row",)
+
+    def _passes(self) -> int:
+        last = 0
+        for m in self.nest.order:
+            deps = self._deps(m)
+            if m.kind == "load":
+                m.p = 1 if self.inner(m) else 0
+            elif m.kind == "alias":
+                m.p = m.source.p
+            elif m.kind in ("row", "acc"):
+                m.p = m.source.p
+            elif self.inner(m):
+                m.p = max([1] + [d.p + (0 if self.inner(d) else 1) for d in deps])
+            else:
+                m.p = max([0] + [d.p for d in deps])
+            last = max(last, m.p)
+        return max(last, 1)
+
+    def _deps(self, m) -> list:
+        if m.kind == "load":
+            return []
+        if m.kind == "elem":
+            return [d for d in (self.nest.member(a) for a in m.eqn.ins) if d is not None]
+        return [m.source]
+
+    def _needed(self, roots, p: int = 0) -> list:
+        """Inner members to compute in pass p for these roots, in program order (a member
+        stashed in an earlier pass is read back, not recomputed from its operands)."""
+        need, stack = set(), list(roots)
+        while stack:
+            m = stack.pop()
+            if id(m) in need or not self.inner(m):
+                continue
+            need.add(id(m))
+            if self.stash.get(m, p) >= p:
+                stack += self._deps(m)
+        return [m for m in self.nest.order if id(m) in need]
+
+    def _roots(self, p, stores) -> list:
+        order = self.nest.order
+        roots = [m for m in order if self.inner(m) and m.p == p and m.var.id in stores]
+        return roots + [m.source for m in order if m.kind in ("row", "acc") and m.p == p
+                        and self.inner(m.source)]
+
+    def _plan_passes(self, passes, stores) -> dict:
+        """pass -> inner members computed in it.  A member that a later pass needs again and
+        whose computation calls transcendental math is stashed in a row buffer instead of
+        being recomputed (softmax's exp: computed once, read back to normalise)."""
+        self.stash = {}
+        first = {}
+        for p in range(1, passes + 1):
+            for m in self._needed(self._roots(p, stores)):
+                if id(m) in first and first[id(m)] < p and self._costly(m) \
+                        and m.kind == "elem" and m not in self.stash:
+                    self.stash[m] = first[id(m)]
+                first.setdefault(id(m), p)
+        return {p: self._needed(self._roots(p, stores), p) for p in range(1, passes + 1)}
+
+    def _costly(self, m, seen=None) -> bool:
+        """Whether computing m again means transcendental math (within this nest's row)."""
+        if m.kind != "elem":
+            return False
+        if m.eqn.prim in COSTLY:
+            return True
+        return any(self.inner(d) and self._costly(d) for d in self._deps(m))
+
+    def _stash_index(self) -> str:
+        return ", ".join(self.loop[a] for a in range(self.k, self.nest.rank))
+
+    def _stash_buffer(self, m) -> str:
+        m.buffer = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_row")
+        dims = ", ".join(text(self.nest.dims[a]) for a in range(self.k, self.nest.rank))
+        return f"{m.buffer} = np.empty(({dims},), {E.dtype_text(m.var.aval.dtype)})"
+
+    # -------------------------------------------------------- code
+    def emit(self) -> dict:
+        fe, nest = self.fe, self.nest
+        passes = self._passes()
+        order = nest.order
+        if not self.stored:
+            return {}
+        stores = {m.var.id: self._alloc(m) for m in order
+                  if m.var.id in self.stored and m.kind != "acc" and m.var.aval.shape}
+        accs = {m.var.id: self._acc_init(m) for m in order if m.kind == "acc"}
+        parallel = self._parallel(passes)
+        outer = [(a, var) for a, var in enumerate(self.loop[:self.k]) if var != "0"]
+        plan = self._plan_passes(passes, stores)
+        buffers = [self._stash_buffer(m) for m in self.stash]
+        chunked = bool(buffers and parallel and outer)
+        per_row = bool(buffers and outer and fe.module.target == "cuda")  # a thread's own
+        if not chunked and not per_row:
+            fe.lines += buffers  # row buffers: allocated once, outside the loops
+        lines = []
+        for n, (a, var) in enumerate(outer):
+            ind = "    " * (n + (1 if chunked else 0))
+            if chunked and n == 0:  # each thread's chunk of rows gets its own row buffers
+                chunk, size = fe.fresh("chunk"), self.nest.dims[a]
+                rows = max(1, min(ROWS, size // 8))  # enough chunks to share out
+                lines.append(f"for {chunk} in numba.prange({-(-size // rows)}):")
+                lines += ["    " + b for b in buffers]
+                lines.append(f"    for {var} in range({chunk} * {rows}, "
+                             f"min({chunk} * {rows} + {rows}, {size})):")
+                continue
+            rng = "numba.prange" if parallel and n == 0 else "range"
+            lines.append(ind + f"for {var} in {rng}({self._dim(a)}):")
+        depth = len(outer) + (1 if chunked else 0)
+        ind = "    " * depth
+        body = list(buffers) if per_row else []
+        self._outer_slot(0, body, stores, accs)
+        for p in range(1, passes + 1):
+            rows = [m for m in order if m.kind == "row" and m.p == p]
+            for m in rows:
+                body.append(self._row_init(m))
+            needed = plan[p]
+            if needed:
+                body += self._inner_loop(p, needed, rows, stores, accs, parallel and not outer)
+            for m in rows:
+                body += self._row_final(m)
+            self._outer_slot(p, body, stores, accs)
+        lines += [ind + line for line in body]
+        fe.parallel |= parallel
+        if fe.module.target == "cuda" and any(m.kind == "acc" for m in order):
+            fe.lines.append(IN_ORDER)  # accumulates across the outer loop: one thread
+        fe.lines += lines
+        for m in order:
+            if m.var.id in stores:
+                self.results[m.var.id] = Array(m.var.aval, stores[m.var.id])
+            elif m.kind == "acc" and m.var.id in self.stored:
+                self.results[m.var.id] = self._acc_result(m, accs[m.var.id])
+            elif m.var.id in self.stored:  # 0-d, computed at function level
+                self.results[m.var.id] = Unrolled(m.var.aval, [self._local(m)])
+        return self.results
+
+    def _dim(self, a) -> str:
+        return text(self.nest.dims[a])
+
+    def _parallel(self, passes) -> bool:
+        if self.fe.module.target == "cuda":
+            return False  # each iteration of the outer loop becomes a thread instead
+        size = int(np.prod(self.nest.dims, dtype=np.int64))
+        if size < E.PRANGE_MIN_SIZE or any(m.kind == "acc" for m in self.nest.order):
+            return False
+        if self.k >= 1:
+            return True
+        return not any(m.kind == "row" for m in self.nest.order)
+
+    def _own_index(self, out_map, shape):
+        return [self.loop[a] if a is not None else 0 for a in out_map][:len(shape)] \
+            if shape else []
+
+    def _index_for(self, in_map, shape):
+        return [0 if (d == 1 or a is None) else self.loop[a] for a, d in zip(in_map, shape)]
+
+    def _alloc(self, m) -> str:
+        name = self.fe.own_name(m.var, m.eqn.prim if m.eqn else "x")
+        dims = ", ".join(text(d) for d in m.var.aval.shape)
+        shape = f"({dims},)" if len(m.var.aval.shape) == 1 else f"({dims})"
+        allocation = f"np.empty({shape}, {E.dtype_text(m.var.aval.dtype)})"
+        self.fe.allocate(m.var, name, allocation)
+        return name
+
+    def _store_line(self, m, stores) -> str:
+        index = [self.loop[a] if a is not None else "0" for a in m.out_map]
+        return f"{stores[m.var.id]}[{', '.join(index)}] = {self._local(m)}"
+
+    def _local(self, m) -> str:
+        while m.kind == "alias":
+            m = m.source
+        return m.local
+
+    def _read(self, atom, in_map) -> str:
+        """The element of an operand at the current position of the loops."""
+        m = self.nest.member(atom)
+        if m is not None and (m.kind != "load" or self._local(m) is not None):
+            return self._local(m)
+        if not hasattr(atom, "id"):
+            value = np.asarray(atom.value)
+            if value.ndim == 0:
+                return E.scalar_literal(value.item(), atom.aval.dtype)
+        v = self.fe.value(atom)
+        index = self._index_for(in_map, atom.aval.shape) if atom.aval.shape else []
+        return self.fe.read(v, index)
+
+    def _compute(self, m, out) -> None:
+        if m.kind == "load":
+            m.local = self.fe.fresh(self.fe.base_name(m.var, "x") + "_i")
+            value = self.fe.env[m.var.id]
+            out.append(f"{m.local} = {self.fe.read(value, self._index_for(m.out_map, m.var.aval.shape))}")
+            return
+        texts = [self._read(a, mp or ()) for a, mp in zip(m.eqn.ins, m.in_maps)]
+        m.local = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_i")
+        expression = self._by_reciprocal(m, texts) or E.scalar_expression(m.eqn, texts, self.fe)
+        out.append(f"{m.local} = {expression}{self.fe.comment(m.eqn)}")
+
+    def _by_reciprocal(self, m, texts):
+        """x / d with d the same along the inner loop (a row's norm or sum): x * (1 / d), the
+        reciprocal hoisted out of the loop (as XLA does), so the loop multiplies.  None
+        otherwise."""
+        if m.eqn.prim != "div" or not self.inner(m) or m.var.aval.dtype.kind != "f":
+            return None
+        divisor, in_map = m.eqn.ins[1], m.in_maps[1] or ()
+        d = self.nest.member(divisor)
+        row_invariant = (not self.inner(d)) if d is not None else \
+            all(a is None or a < self.k for a in in_map)
+        if not row_invariant or not hasattr(divisor, "id"):
+            return None
+        op = E.ScalarOp(m.eqn, texts, self.fe)
+        return f"{op.arg(0)} * ({E.scalar_literal(1, op.dtype)} / {op.arg(1)})"
+
+    def _outer_slot(self, p, body, stores, accs) -> None:
+        for m in self.nest.order:
+            if self.inner(m) or m.p != p:
+                continue
+            if m.kind in ("elem", "load"):
+                self._compute(m, body)
+            if m.var.id in stores:
+                body.append(self._store_line(m, stores))
+            if m.kind == "acc" and not self.inner(m.source):
+                body += self._acc_update(m, accs[m.var.id])
+
+    def _inner_loop(self, p, needed, rows, stores, accs, parallel) -> list:
+        inner_axes = [a for a in range(self.k, self.nest.rank) if self.loop[a] != "0"]
+        head = []
+        for n, a in enumerate(inner_axes):
+            rng = "numba.prange" if parallel and n == 0 else "range"
+            head.append("    " * n + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
+        ind = "    " * len(inner_axes)
+        body = []
+        for m in needed:
+            stashed = self.stash.get(m)
+            if stashed is not None and stashed < p:
+                m.local = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_i")
+                body.append(f"{m.local} = {m.buffer}[{self._stash_index()}]")
+            elif m.kind in ("elem", "load"):
+                self._compute(m, body)
+            if stashed == p:
+                body.append(f"{m.buffer}[{self._stash_index()}] = {m.local}")
+            if m.var.id in stores and m.p == p:
+                body.append(self._store_line(m, stores))
+        for m in rows:
+            body += self._row_update(m)
+        for m in self.nest.order:
+            if m.kind == "acc" and m.p == p and self.inner(m.source):
+                body += self._acc_update(m, accs[m.var.id])
+        return head + [ind + line for line in body]
+
+    # -------------------------------------------------------- reductions
+    def _reducer(self, m):
+        return REDUCERS[m.eqn.prim]
+
+    def _arg(self, m) -> bool:
+        return m.eqn.prim in ("argmax", "argmin")
+
+    def _acc_dtype(self, m):
+        """Sums and products accumulate in the result's dtype (float32 widened); arg
+        reductions keep the best value seen, in the operand's."""
+        dtype = m.eqn.ins[0].aval.dtype if self._arg(m) else m.var.aval.dtype
+        return self._reducer(m).acc_dtype(dtype)
+
+    def _row_init(self, m) -> str:
+        red = self._reducer(m)
+        acc_dtype = self._acc_dtype(m)
+        m.local = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim))
+        if self._arg(m):
+            m.best = self.fe.fresh(m.local + "_at")
+            return f"{m.local}, {m.best} = {red.init(acc_dtype)}, -1"
+        return f"{m.local} = {red.init(acc_dtype)}"
+
+    def _value_for(self, m) -> str:
+        v = self._local(m.source)
+        return E.cast(v, m.eqn.ins[0].aval.dtype, self._acc_dtype(m))
+
+    def _row_update(self, m) -> list:
+        red = self._reducer(m)
+        if self._arg(m):
+            axis = m.source.out_map[m.eqn.params["axis"]]
+            return red.update(m.local, self._value_for(m), m.best, self.loop[axis])
+        return [red.update(m.local, self._value_for(m))]
+
+    def _row_final(self, m) -> list:
+        if self._arg(m):
+            out = self.fe.fresh(m.local + "_index")
+            line = f"{out} = {E.cast(m.best, np.int64, m.var.aval.dtype)}"
+            m.local = out
+            return [line]
+        acc_dtype = self._acc_dtype(m)
+        if acc_dtype == m.var.aval.dtype:
+            return []
+        out = self.fe.fresh(m.local + "_r")
+        line = f"{out} = {E.cast(m.local, acc_dtype, m.var.aval.dtype)}"
+        m.local = out
+        return [line]
+
+    def _acc_init(self, m) -> str:
+        red = self._reducer(m)
+        acc_dtype = self._acc_dtype(m)
+        name = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_acc")
+        kept = [self.nest.dims[a] for a in m.out_map if a is not None]
+        if not kept:
+            self.fe.lines.append(f"{name} = {red.init(acc_dtype)}")
+        else:
+            dims = ", ".join(text(d) for d in kept)
+            self.fe.lines.append(f"{name} = np.full(({dims},), {red.init(acc_dtype)}, "
+                                 f"{E.dtype_text(acc_dtype)})")
+        return name
+
+    def _acc_update(self, m, acc) -> list:
+        red = self._reducer(m)
+        kept = [self.loop[a] for a in m.out_map if a is not None]
+        target = f"{acc}[{', '.join(kept)}]" if kept else acc
+        if not kept:
+            return [red.update(acc, self._value_for(m))]
+        tmp = red.update("_ACC_", self._value_for(m))
+        return [tmp.replace("_ACC_", target)]
+
+    def _acc_result(self, m, acc) -> Value:
+        acc_dtype = self._acc_dtype(m)
+        aval = m.var.aval
+        kept_axes = [a for a in m.out_map if a is not None]
+        name = self.fe.own_name(m.var, m.eqn.prim)
+        if not aval.shape:
+            self.fe.lines.append(f"{name} = {E.cast(acc, acc_dtype, aval.dtype)}")
+            return Unrolled(aval, [name])
+        source = acc if acc_dtype == aval.dtype else f"{acc}.astype({E.dtype_text(aval.dtype)})"
+        dims = ", ".join(text(d) for d in aval.shape)
+        shape = f"({dims},)" if len(aval.shape) == 1 else f"({dims})"
+        if len(kept_axes) == len(aval.shape):
+            self.fe.lines.append(f"{name} = {source}")
+        else:
+            self.fe.lines.append(f"{name} = {source}.reshape({shape})")
+        return Array(aval, name)

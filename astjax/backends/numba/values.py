@@ -1,0 +1,174 @@
+"""What a core-form value is while a function is emitted: scalars in locals, arrays in memory,
+or index maps that are read where they are used.
+
+* `Unrolled`: a value of static size up to SMALL_SIZE (every 0-d value, states of ODE
+  steppers, 3x3 matrices): one scalar text per element, row-major.  Slicing, stacking,
+  reshaping and elementwise work on it are done element by element, allocating nothing.
+* `Array`: a C-contiguous Numba array local of the aval's dtype and shape.
+* `View`: an index map: `read(index, reader)` is the text of one element, read through
+  `reader(value, index)` from the values it is defined on (a slice of an array, an iota, a
+  gather through an index array).  Nothing is copied; the loop that consumes a view reads it.
+
+Indices are lists with one entry per axis: an `int` when known statically, else a text.
+"""
+import numpy as np
+
+SMALL_SIZE = 16  # values of at most this many elements live in scalar locals
+
+
+def is_small(aval) -> bool:
+    return all(d >= 0 for d in aval.shape) and aval.size <= SMALL_SIZE
+
+
+class Value:
+    aval = None
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.aval.shape)
+
+
+class Unrolled(Value):
+    def __init__(self, aval, elems: list):
+        assert len(elems) == max(aval.size, 0) or not aval.shape, (aval, elems)
+        self.aval, self.elems = aval, list(elems)
+
+    def read(self, index, reader=None):
+        return self.elems[flat_static(index, self.shape)]
+
+    def __repr__(self):
+        return f"Unrolled({self.aval}, {self.elems})"
+
+
+class Array(Value):
+    def __init__(self, aval, name: str, root: str = None):
+        self.aval, self.name = aval, name
+        self.root = root or name  # the allocation it shares memory with (a reshape's base)
+
+    def read(self, index, reader=None):
+        if not index:
+            return self.name
+        return f"{self.name}[{', '.join(text(i) for i in index)}]"
+
+    def __repr__(self):
+        return f"Array({self.aval}, {self.name})"
+
+
+class View(Value):
+    """An index map; `element(index, reader) -> text`; `bases` are the values it reads."""
+
+    def __init__(self, aval, element, bases: list, array_text: str = None, fill: str = None):
+        self.aval, self.element, self.bases = aval, element, list(bases)
+        self.array_text = array_text  # a C-contiguous Numba view holding it, if there is one
+        self.fill = fill  # the one value of every element (a broadcast scalar), if it is one
+
+    def read(self, index, reader):
+        return self.element(list(index), reader)
+
+    def __repr__(self):
+        return f"View({self.aval}, on {self.bases})"
+
+
+def mapped(aval, base: Value, index_map) -> View:
+    """The view reading `base` at `index_map(index)`."""
+    return View(aval, lambda index, reader: reader(base, index_map(index)), [base])
+
+
+def is_static(index) -> bool:
+    return all(isinstance(i, (int, np.integer)) for i in index)
+
+
+def flat_static(index, shape) -> int:
+    flat = 0
+    for i, d in zip(index, shape):
+        flat = flat * d + int(i)
+    return flat
+
+
+def unravel_static(flat: int, shape) -> list:
+    index = []
+    for d in reversed(shape):
+        index.append(flat % d if d else 0)
+        flat = flat // d if d else 0
+    return index[::-1]
+
+
+def all_indices(shape) -> list:
+    """Every static index of `shape`, row-major."""
+    return [unravel_static(k, shape) for k in range(int(np.prod(shape, dtype=np.int64)))]
+
+
+# ---------------------------------------------------------------- index arithmetic on texts
+def text(i) -> str:
+    return str(int(i)) if isinstance(i, (int, np.integer)) else i
+
+
+def _atom(i) -> str:
+    s = text(i)
+    return s if s.isidentifier() or s.lstrip("-").isdigit() else f"({s})"
+
+
+def add(a, b):
+    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
+        return int(a) + int(b)
+    if b == 0:
+        return a
+    if a == 0:
+        return b
+    if isinstance(b, (int, np.integer)) and b < 0:
+        return f"{_atom(a)} - {-int(b)}"
+    return f"{_atom(a)} + {_atom(b)}"
+
+
+def sub(a, b):
+    if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
+        return int(a) - int(b)
+    if b == 0:
+        return a
+    return f"{_atom(a)} - {_atom(b)}"
+
+
+def mul(a, k: int):
+    if isinstance(a, (int, np.integer)):
+        return int(a) * k
+    if k == 1:
+        return a
+    if k == 0:
+        return 0
+    return f"{_atom(a)} * {k}"
+
+
+def floordiv(a, k: int):
+    if isinstance(a, (int, np.integer)):
+        return int(a) // k
+    return a if k == 1 else f"{_atom(a)} // {k}"
+
+
+def mod(a, k: int):
+    if isinstance(a, (int, np.integer)):
+        return int(a) % k
+    return 0 if k == 1 else f"{_atom(a)} % {k}"
+
+
+def flatten(index, shape):
+    """The row-major flat position of `index` in a static `shape`."""
+    flat = 0
+    for i, d in zip(index, shape):
+        flat = add(mul(flat, d), i)
+    return flat
+
+
+def unravel(flat, shape) -> list:
+    """The index in a static `shape` of row-major position `flat`."""
+    index, stride = [], 1
+    strides = []
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= d
+    strides = strides[::-1]
+    for axis, (d, st) in enumerate(zip(shape, strides)):
+        if d == 1:
+            index.append(0)
+        else:
+            index.append(floordiv(flat, st) if axis == 0 else mod(floordiv(flat, st), d))
+    return index
