@@ -42,9 +42,10 @@ class Ahead:
 
 
 def compile_ahead(function, steps, signature: Signature, name: str, label: str,
-                  lax: str = "lax", np_name: str = "np") -> Ahead:
+                  lax: str = "lax", np_name: str = "np", taken: set = frozenset()) -> Ahead:
     """`steps`: the transformations (kind, option texts), outermost first, applied to
-    `function` (an interpretable user function); `label` describes it in comments."""
+    `function` (an interpretable user function); `label` describes it in comments. `taken`:
+    module-level names the generated core function must not shadow (it joins them)."""
     transformed = _apply(function, steps)
     params, symbols = abstract_params(signature)
     facts = Facts()
@@ -56,11 +57,20 @@ def compile_ahead(function, steps, signature: Signature, name: str, label: str,
                                "whose value exists only when the module runs")
     if spec.out_static:
         raise AheadOfTimeError(f"{label} returns values that are not arrays")
-    core_name = spec.func.name if spec.func.name != name else f"{name}_core"
+    core_name = _free_name(spec.func.name, taken | {name})
+    taken.add(core_name)
     spec.func.name = core_name
     body, consts = print_func(spec.func, lax=lax, np=np_name, const_prefix=f"_{core_name}_c")
     return Ahead(name, _module_text(name, core_name, body, consts, spec, signature, label,
                                     checks, np_name), [text for text, _ in checks])
+
+
+def _free_name(wanted: str, taken) -> str:
+    """`wanted`, else `wanted_core`, else `wanted_core2`, ...: never a name in `taken`."""
+    if wanted not in taken:
+        return wanted
+    candidates = (f"{wanted}_core{k or ''}" for k in range(len(taken) + 2))
+    return next(c for c in candidates if c not in taken)
 
 
 def abstract_params(signature: Signature) -> tuple:

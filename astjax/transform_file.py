@@ -69,6 +69,7 @@ def generate(text, path: str, signatures: dict = None) -> Generated:
 def _compile_ahead(text, path, module, found, signatures, names) -> tuple:
     """({transformation: Ahead} for those with a signature, notes on the others)."""
     ahead, notes, namespace = {}, [], None
+    taken = set(_module_names(module)) | _assigned_names(module)
     for t in found:
         node = _def_named(module, t.target)
         try:
@@ -82,7 +83,7 @@ def _compile_ahead(text, path, module, found, signatures, names) -> tuple:
             label = f"{t.describe()} ({os.path.basename(path)}:{t.line})"
             ahead[t] = compile_ahead(namespace[t.target], [(s.kind, s.options) for s in t.steps],
                                      signature, t.bound_to or t.target, label,
-                                     lax=names["lax"], np_name=names["np"])
+                                     lax=names["lax"], np_name=names["np"], taken=taken)
         except AstjaxError as err:
             notes.append(f"{path}:{t.line}:{t.column + 1}: note: {t.describe()} is compiled at "
                          f"its first call: {err.message}")
@@ -98,6 +99,12 @@ def _param_names(node) -> list:
     if node is None:
         return []
     return [p.name.value for p in list(node.params.posonly_params) + list(node.params.params)]
+
+
+def _assigned_names(module: cst.Module) -> set:
+    """Names a module-level statement assigns (`predict = jax.jit(logistic)`, `W = ...`)."""
+    targets = m.findall(module, m.AssignTarget(target=m.Name()) | m.AnnAssign(target=m.Name()))
+    return {t.target.value for t in targets}
 
 
 def _module_names(module: cst.Module) -> dict:

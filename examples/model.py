@@ -4,15 +4,27 @@ prediction and its loss gradient, with Python `if` and `while` on array values i
 Run it as written, or through the static compiler:
 
     astjax transform examples/model.py -o out && python out/model.py
+
+The jaxtyping annotations give each function a signature (dtype and named sizes), so
+`astjax transform` writes its compiled form, the gradient included, as plain NumPy source in
+out/model.py: read it, step through it, run it without the compiler.  jaxtyping itself need not
+be installed: with `from __future__ import annotations` the annotations are never evaluated.
 """
+from __future__ import annotations
+
 import numpy as np
 
 import astjax as jax
 import astjax.numpy as jnp
 
+try:
+    from jaxtyping import Array, Float64
+except ImportError:  # the annotations are strings; astjax reads them from the source
+    pass
+
 
 @jax.jit
-def softclip(x, limit):
+def softclip(x: Float64[Array, "n"], limit: float):
     """tanh activations, scaled down when their sum exceeds `limit` (an `if` on an array)."""
     y = jnp.tanh(x) * limit
     if jnp.sum(y) > limit:
@@ -21,7 +33,7 @@ def softclip(x, limit):
 
 
 @jax.jit
-def newton_sqrt(a):
+def newton_sqrt(a: Float64[Array, "n"]):
     """Elementwise square root of a positive `a` by Newton's method, iterated until the
     residual is tiny (a `while` on an array)."""
     x = jnp.where(a > 1.0, a, 1.0)
@@ -32,7 +44,7 @@ def newton_sqrt(a):
     return x
 
 
-def logistic(w, b, x):
+def logistic(w: Float64[Array, "d"], b: float, x: Float64[Array, "n d"]):
     """Probability of class 1 for each row of `x` under weights `w` and bias `b`."""
     z = jnp.sum(x * w, axis=1) + b
     return 1.0 / (1.0 + jnp.exp(-z))
@@ -41,7 +53,8 @@ def logistic(w, b, x):
 predict = jax.jit(logistic)
 
 
-def cross_entropy(w, b, x, labels):
+def cross_entropy(w: Float64[Array, "d"], b: float, x: Float64[Array, "n d"],
+                  labels: Float64[Array, "n"]):
     """Mean negative log-likelihood of the labels (0 or 1) under the logistic model."""
     p = logistic(w, b, x)
     return -jnp.mean(labels * jnp.log(p) + (1.0 - labels) * jnp.log(1.0 - p))

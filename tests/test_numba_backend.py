@@ -105,6 +105,9 @@ def test_fused_chain_vectorises_without_libm(compiled, name):
     assert len(re.findall(r"for i\w* in ", source)) == 1 and "vecmath.tanh(" in source
     kernel = fn.last.call.kernel
     ir = "\n".join(kernel.inspect_llvm().values())
+    if "define" not in ir:  # loaded from Numba's disk cache, which keeps no IR: compile afresh
+        kernel.recompile()
+        ir = "\n".join(kernel.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", ir)
     assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
 

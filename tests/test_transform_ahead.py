@@ -123,16 +123,17 @@ def test_annotated_functions_are_generated_and_run_without_the_compiler(tmp_path
 
 
 def _reference_module(tmp_path):
-    """The input program itself, run with `import jax` giving astjax (the import hook)."""
+    """The input program itself, its JAX imports spelled as astjax (JAX may be imported already
+    by other tests, so the import hook cannot redirect them)."""
     import importlib.util
-    path = tmp_path / "program.py"
-    spec = importlib.util.spec_from_file_location(f"program_{os.getpid()}", path)
+    text = (tmp_path / "program.py").read_text()
+    text = text.replace("import jax.numpy as jnp", "import astjax.numpy as jnp")
+    text = text.replace("import jax\n", "import astjax as jax\n")
+    path = tmp_path / "reference.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(f"reference_{os.getpid()}", path)
     module = importlib.util.module_from_spec(spec)
-    astjax.install_hook()
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        astjax.uninstall_hook()
+    spec.loader.exec_module(module)
     return module
 
 
@@ -270,3 +271,28 @@ def _assert_tree_close(got, want, name):
     else:
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-10, atol=1e-12,
                                    err_msg=name)
+
+
+def test_generated_code_never_shadows_a_module_name():
+    from astjax.transform_file import generate
+    text = textwrap.dedent("""\
+        import jax
+        import jax.numpy as jnp
+
+
+        def logistic(x):
+            return 1.0 / (1.0 + jnp.exp(-x))
+
+
+        def logistic_core(x):
+            return x
+
+
+        predict = jax.jit(logistic)
+        again = jax.jit(logistic)
+        """)
+    code = generate(text, "m.py", {"logistic": "logistic(f64[n])"}).code
+    defs = [line for line in code.splitlines() if line.startswith("def ")]
+    names = [d.split("(")[0][4:] for d in defs]
+    assert len(names) == len(set(names)), names
+    assert "def logistic(x):\n    return 1.0 / (1.0 + jnp.exp(-x))" in code
