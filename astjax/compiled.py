@@ -160,7 +160,8 @@ class Compiled:
         key = next(iter(self._calls), ()) if not self.symbolic_backend else ()
         if not self.symbolic_backend and not key:
             key = tuple(sym.witness for sym, _, _ in self.sizes)
-        return self.compiler.module_source(self._func(key), self.origin)[0]
+        with recording(self.facts):  # the same facts decide the same code
+            return self.compiler.module_source(self._func(key), self.origin)[0]
 
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:

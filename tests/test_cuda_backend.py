@@ -68,9 +68,10 @@ def test_unsupported_function_is_a_transform_error_naming_cuda():
 
 def _core_form(fun, *args):
     """The concrete core form jit would hand the backend."""
-    f = astjax.jit(fun, backend="numba")
-    f(*args)
-    return f.last._func(next(iter(f.last._calls)))
+    from astjax.core.concretize import concretize
+    entry = astjax.jit(fun).lookup(args, {})[0]
+    return concretize(entry.spec.func, {sym: np.shape(args[i])[axis]
+                                        for sym, i, axis in entry.sizes})
 
 
 def test_kernels_compile_to_ptx_for_sm_80():

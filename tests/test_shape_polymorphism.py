@@ -134,3 +134,22 @@ def test_algebra_decides_what_holds_for_every_size():
         assert int(n) == 8
     assert [str(f) for f in facts.items] == ["x.shape[0] == y.shape[0]", "x.shape[0] == 8"]
     assert facts.items[0].check({}) and not facts.items[0].check({n.symbols().pop(): 3})
+
+
+def test_numba_compiles_once_for_many_lengths(compilations):
+    """The Numba kernel reads its sizes from its arguments: 200 batch sizes, one compilation
+    (a size class the emitter chose by, e.g. BLAS or a loop, holds for all of them)."""
+    grad = astjax.jit(astjax.grad(mlp_loss), backend="numba")
+    reference = astjax.jit(astjax.grad(mlp_loss), backend="numpy")
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((64, 32)) * 0.1).astype(np.float32)
+    for n in range(3, 203):
+        x = rng.standard_normal((n, 64)).astype(np.float32)
+        got = grad(w, x)
+        if n % 40 == 3:
+            np.testing.assert_allclose(got, reference(w, x), rtol=2e-4, atol=1e-6)
+    entries = [e for entries in grad._cache.values() for e in entries]
+    assert len(entries) == 1, [str(f) for e in entries for f in e.facts.items]
+    (entry,) = entries
+    assert len(entry._calls) == 1  # one generated module
+    assert len(entry.call.kernel.overloads) == 1  # one machine-code specialisation in Numba

@@ -81,6 +81,18 @@ def recording(facts: Facts):
         stack.pop()
 
 
+@contextlib.contextmanager
+def spelling(names: dict):
+    """Within: `str(size)` and f-strings give the code computing it, each symbol spelt as
+    `names[symbol]` (a code generator's locals holding the arguments' sizes)."""
+    outer = getattr(_state, "spelling", None)
+    _state.spelling = names
+    try:
+        yield names
+    finally:
+        _state.spelling = outer
+
+
 def _stack() -> list:
     if not hasattr(_state, "stack"):
         _state.stack = []
@@ -247,6 +259,21 @@ class DimExpr:
         """The witness: messages about a call show that call's sizes (`(3,)`)."""
         return str(self.witness)
 
+    def __str__(self):
+        """Inside `spelling(names)`: the source computing the size (parenthesised unless it
+        is one name), so generated code that formats a size reads it from the arguments.
+        Elsewhere the witness, as repr."""
+        names = getattr(_state, "spelling", None)
+        if names is None:
+            return repr(self)
+        if not self.symbols() <= names.keys():  # no name for it here: only this size
+            return str(int(self))
+        text = self.code(names)
+        return text if text.isidentifier() else f"({text})"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
     def describe(self) -> str:
         """The expression over the symbols' names (`2 * x.shape[0] - 1`)."""
         return _render(self.terms, lambda s: s.name)
@@ -255,6 +282,35 @@ class DimExpr:
 # ---------------------------------------------------------------- helpers
 def is_symbolic(d) -> bool:
     return isinstance(d, DimExpr)
+
+
+def pinned(d):
+    """The size as an int when it is one, or when every symbol in it has been pinned to a value
+    by an equality fact of the current recording (`x.shape[0] == 2`); else None.  A code
+    generator asks this before a choice that needs the exact size (unrolling), so that a size
+    the program left free stays free."""
+    if not isinstance(d, DimExpr):
+        return int(d)
+    stack = _stack()
+    if not stack:
+        return None
+    fixed = set()
+    for fact in stack[-1].items:
+        varying = [(m, c) for m, c in fact.expr.terms.items() if m]
+        if fact.op == "==" and fact.holds and len(varying) == 1:
+            (monomial, coeff), = varying
+            if len(monomial) == 1 and abs(coeff) == 1:
+                fixed.add(monomial[0])
+    return d.witness if d.symbols() <= fixed else None
+
+
+def single_symbol(d):
+    """The symbol when `d` is exactly one symbol (a parameter's size), else None."""
+    if isinstance(d, DimExpr) and len(d.terms) == 1:
+        ((monomial, coeff),) = d.terms.items()
+        if coeff == 1 and len(monomial) == 1:
+            return monomial[0]
+    return None
 
 
 def symbols_in(shape) -> set:

@@ -1,8 +1,11 @@
 """The emitter itself: `ModuleEmitter` writes one generated module, `Block` emits a sequence of
 equations (a Func body, inlined) following the fusion plan in emit.py's docstring."""
+import re
+
 import numpy as np
 
 from astjax.core.avals import AVal
+from astjax.core.dims import DimExpr, single_symbol, spelling
 from astjax.core.ir import Func, Lit, Var
 from astjax.core.printer import Namer, RESERVED
 from astjax.core.table import get
@@ -22,19 +25,37 @@ class ModuleEmitter:
         self.consts: dict = {}
         self.names = Namer(MODULE_NAMES)
         self.top_name = self.names.fresh(top.name)
+        self.sizes: dict = {}  # symbol -> the local holding that size (symbolic core form)
 
     def function(self, func: Func) -> str:
         fn = self.state = FunctionState(self)
         block = Block(fn)
         params = [block.param(v) for v in func.params]
-        outs = block.inline(func, None)
-        results = [block.result(o) for o in outs]
+        sizes = self.size_lines(func, params, fn)
+        with spelling(self.sizes):
+            outs = block.inline(func, None)
+            results = [block.result(o) for o in outs]
         block.lines.append(f"return {', '.join(results)}" if results else "return ()")
+        body = "\n".join(block.prologue + block.lines)
+        block.prologue[:0] = [line for line in sizes  # only the sizes the code reads
+                              if re.search(rf"\b{line.split(' = ')[0]}\b", body)]
         flags = ", parallel=True" if fn.parallel else ""
         self.blocks.append([f"@numba.njit(cache=True, error_model='numpy'{flags})",
                             f"def {self.top_name}({', '.join(params)}):"]
                            + ["    " + line for line in block.prologue + block.lines])
         return self.top_name
+
+    def size_lines(self, func: Func, params: list, fn) -> list:
+        """`x_dim0 = x.shape[0]` for each symbolic size of the parameters: generated code reads
+        sizes from its arguments, so one compiled kernel serves every length."""
+        lines = []
+        for var, name in zip(func.params, params):
+            for axis, d in enumerate(var.aval.shape):
+                sym = single_symbol(d)
+                if sym is not None and sym not in self.sizes:
+                    self.sizes[sym] = fn.namer.fresh(f"{name}_dim{axis}")
+                    lines.append(f"{self.sizes[sym]} = {name}.shape[{axis}]")
+        return lines
 
     def const(self, value: np.ndarray) -> str:
         name = f"_c{len(self.consts)}"
@@ -123,6 +144,8 @@ class Block:
     def value(self, atom) -> Value:
         """The Value of an operand (closing the nest computing it, if one is open)."""
         if isinstance(atom, Lit):
+            if isinstance(atom.value, DimExpr):
+                return Unrolled(atom.aval, [scalar_literal(atom.value, atom.aval.dtype)])
             value = np.asarray(atom.value)
             if value.ndim == 0:
                 return Unrolled(atom.aval, [scalar_literal(value.item(), atom.aval.dtype)])
@@ -236,7 +259,7 @@ class Block:
         loop: an array that becomes a carry alternates between two (the carry of the last
         iteration is read while the next is written), any other is reused as it is."""
         hoist = self.loop
-        if hoist is None or any(not isinstance(d, int) or d < 0 for d in var.aval.shape):
+        if hoist is None or any(not isinstance(d, (int, DimExpr)) or d < 0 for d in var.aval.shape):
             self.lines.append(f"{name} = {allocation}")
             return
         if var.id in hoist.carried:
@@ -274,7 +297,9 @@ class Block:
                         sources.append(cast(src, value.aval.dtype, slot.aval.dtype))
             else:
                 src = self.contiguous(value)
-                if self.loop is not None and getattr(value, "root", None) in self.loop.reused:
+                if np.dtype(value.aval.dtype) != np.dtype(slot.aval.dtype):  # one type per local
+                    src = f"{src}.astype({dtype_text(slot.aval.dtype)})"
+                elif self.loop is not None and getattr(value, "root", None) in self.loop.reused:
                     src = f"{src}.copy()"  # reused by the next iteration: the carry keeps a copy
                 if src != slot.name:
                     targets.append(slot.name)

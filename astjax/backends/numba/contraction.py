@@ -1,7 +1,10 @@
 """Lowerings of dot_general and einsum: batched matrix products through BLAS (np.dot) where
 the dtype allows, loops otherwise."""
+import math
+
 import numpy as np
 
+from astjax.core.dims import pinned
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
 from astjax.core.ir import Eqn, Var
@@ -99,8 +102,8 @@ def _as_matrix(name: str, aval, groups: list):
     return name if order == [0, 1] else f"{name}.T"
 
 
-def _size(aval, axes) -> int:
-    return int(np.prod([aval.shape[j] for j in axes], dtype=np.int64))
+def _size(aval, axes):
+    return math.prod(aval.shape[j] for j in axes)
 
 
 def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
@@ -259,12 +262,14 @@ def _product_view(fe, eqn, values, inputs, output, sizes):
     labels (few) of the product of the operands' elements."""
     out = out_aval(eqn)
     summed = [lab for lab in sizes if lab not in output]
-    count = int(np.prod([sizes[lab] for lab in summed], dtype=np.int64))
+    if any(pinned(sizes[lab]) is None for lab in summed):
+        return None  # a free length summed over: a loop, not an unrolled sum
+    count = math.prod(pinned(sizes[lab]) for lab in summed)
     if any(d < 0 for v in values for d in v.shape) or count > SMALL_CONTRACTION:
         return None
     if count > 2 and count * out.size > SMALL_WORK:
         return None  # a matrix product worth BLAS
-    combos = [dict(zip(summed, ks)) for ks in np.ndindex(*[sizes[lab] for lab in summed])]
+    combos = [dict(zip(summed, ks)) for ks in np.ndindex(*[pinned(sizes[lab]) for lab in summed])]
 
     def element(index, reader):
         at = dict(zip(output, index))
@@ -351,7 +356,7 @@ def inline_contraction(fe, eqn, labelled) -> bool:
         return False
     inputs, output, sizes = labelled(eqn, values)
     summed = [lab for lab in sizes if lab not in output]
-    work = int(np.prod([sizes[lab] for lab in output + summed], dtype=np.int64))
+    work = math.prod(sizes[lab] for lab in output + summed)
     if not summed or work > INLINE_WORK:
         return False
     out = eqn.outs[0]

@@ -8,7 +8,7 @@ from astjax.core.ir import Var
 
 from .block import Hoist
 from .emit import EMIT, dtype_text, tuple_text
-from .values import Array, Unrolled, mapped, text
+from .values import Array, Unrolled, is_small, mapped, text
 
 
 def _indent(lines: list, depth: int = 1) -> list:
@@ -160,7 +160,7 @@ def emit_scan(fe, eqn):
         if isinstance(x, Array):
             row.array_text = f"{x.name}[{t}]"
         x_ts.append(body.unroll(row) if var.aval.shape == () or
-                    (isinstance(x, Array) and 0 < var.aval.size <= 16) else row)
+                    (isinstance(x, Array) and is_small(var.aval) and 0 not in var.aval.shape) else row)
     outs = body.inline(p["body"], consts + slots + x_ts)
     for name, y in zip(y_names, outs[nk:]):
         body.lines += _store_row(body, name, t, y)

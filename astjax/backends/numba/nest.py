@@ -17,6 +17,8 @@ passes is recomputed (elementwise work is cheap next to a trip through memory). 
 members (varying only along outer axes) are computed once per row, after the pass whose
 reductions they read.  Members are stored to memory only when read outside the nest.
 """
+import math
+
 import numpy as np
 
 from . import scalars as E
@@ -396,7 +398,8 @@ class NestEmitter:
             if chunked and n == 0:  # each thread's chunk of rows gets its own row buffers
                 chunk, size = fe.fresh("chunk"), self.nest.dims[a]
                 rows = max(1, min(ROWS, size // 8))  # enough chunks to share out
-                lines.append(f"for {chunk} in numba.prange({-(-size // rows)}):")
+                chunks = -(-size // rows) if isinstance(size, int) else f"-(-{size} // {rows})"
+                lines.append(f"for {chunk} in numba.prange({chunks}):")
                 lines += ["    " + b for b in buffers]
                 lines.append(f"    for {var} in range({chunk} * {rows}, "
                              f"min({chunk} * {rows} + {rows}, {size})):")
@@ -437,7 +440,7 @@ class NestEmitter:
     def _parallel(self, passes) -> bool:
         if self.fe.module.target == "cuda":
             return False  # each iteration of the outer loop becomes a thread instead
-        size = int(np.prod(self.nest.dims, dtype=np.int64))
+        size = math.prod(self.nest.dims)
         if size < E.PRANGE_MIN_SIZE or any(m.kind == "acc" for m in self.nest.order):
             return False
         if self.k >= 1:

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from astjax.core.dims import DimExpr
+
 from astjax.core.avals import result_dtype
 from astjax.core.ir import Lit
 from astjax.core.primitives import RuleTable
@@ -23,6 +25,8 @@ def dtype_text(dtype) -> str:
 def scalar_literal(value, dtype) -> str:
     """A literal of exactly `dtype` (a bare Python int stays int64 in Numba: keep it bare)."""
     dtype = np.dtype(dtype)
+    if isinstance(value, DimExpr):  # a size used as a value: read from the arguments
+        return f"{dtype_text(dtype)}({value})"
     if dtype.kind == "b":
         return repr(bool(value))
     if dtype.kind in "iu":

@@ -11,13 +11,20 @@ or index maps that are read where they are used.
 
 Indices are lists with one entry per axis: an `int` when known statically, else a text.
 """
+import math
+
 import numpy as np
+
+from astjax.core.dims import pinned
 
 SMALL_SIZE = 16  # values of at most this many elements live in scalar locals
 
 
 def is_small(aval) -> bool:
-    return all(d >= 0 for d in aval.shape) and aval.size <= SMALL_SIZE
+    """Whether the value lives in scalar locals: its size is static (a symbolic size only when
+    a fact already pins it, so a free length keeps generic code) and at most SMALL_SIZE."""
+    sizes = [pinned(d) for d in aval.shape]
+    return all(d is not None and d >= 0 for d in sizes) and math.prod(sizes) <= SMALL_SIZE
 
 
 class Value:
@@ -95,12 +102,13 @@ def unravel_static(flat: int, shape) -> list:
 
 def all_indices(shape) -> list:
     """Every static index of `shape`, row-major."""
-    return [unravel_static(k, shape) for k in range(int(np.prod(shape, dtype=np.int64)))]
+    return [unravel_static(k, shape) for k in range(math.prod(shape))]
 
 
 # ---------------------------------------------------------------- index arithmetic on texts
 def text(i) -> str:
-    return str(int(i)) if isinstance(i, (int, np.integer)) else i
+    """An index as code: a static int, a symbolic size (read from the arguments), or text."""
+    return str(int(i)) if isinstance(i, (int, np.integer)) else str(i)
 
 
 def _atom(i) -> str:
