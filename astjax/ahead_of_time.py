@@ -10,6 +10,7 @@ compiled for every size: that is an AheadOfTimeError naming the line, and the ca
 the function at its first call instead.
 """
 import ast
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,8 @@ from .core.ir import Var
 from .core.printer import print_func
 from .errors import AstjaxError
 from .frontend.specialize import specialize_abstract
-from .signatures import SCALARS, Signature
+from .config import default_dtype
+from .signatures import SCALARS, ArgSpec, Signature
 from .transforms import grad, hessian, jacfwd, jacrev, value_and_grad
 
 TRANSFORMATIONS = {"grad": grad, "value_and_grad": value_and_grad, "vmap": vmap,
@@ -42,27 +44,57 @@ class Ahead:
 
 
 def compile_ahead(function, steps, signature: Signature, name: str, label: str,
-                  lax: str = "lax", np_name: str = "np", taken: set = frozenset()) -> Ahead:
+                  lax: str = "lax", np_name: str = "np", taken: set = frozenset(),
+                  backend: str = "numpy") -> Ahead:
     """`steps`: the transformations (kind, option texts), outermost first, applied to
     `function` (an interpretable user function); `label` describes it in comments. `taken`:
-    module-level names the generated core function must not shadow (it joins them)."""
+    module-level names the generated core function must not shadow (it joins them).
+    `backend`: "numpy" (core form as NumPy source) or "numba" (an `@numba.njit(cache=True)`
+    kernel of the Numba backend)."""
     transformed = _apply(function, steps)
+    signature = batched_signature(signature, steps)
     params, symbols = abstract_params(signature)
-    facts = Facts()
+    facts = Facts(choices=False)  # one code for every size: its choices by size class stand
     with recording(facts):
         spec = specialize_abstract(transformed, params)
+        if spec.implicit:
+            raise AheadOfTimeError(f"{label} reads the global array {spec.implicit[0][1]!r}, "
+                                   "whose value exists only when the module runs")
+        if spec.out_static:
+            raise AheadOfTimeError(f"{label} returns values that are not arrays")
+        core_name = _free_name(spec.func.name, taken | {name})
+        spec.func.name = core_name
+        if backend == "numba":
+            body, consts = _numba_kernel(spec.func, core_name, np_name, taken)
+        else:
+            body, consts = print_func(spec.func, lax=lax, np=np_name,
+                                      const_prefix=f"_{core_name}_c")
     checks = [_check(f, symbols) for f in facts.items]
-    if spec.implicit:
-        raise AheadOfTimeError(f"{label} reads the global array {spec.implicit[0][1]!r}, "
-                               "whose value exists only when the module runs")
-    if spec.out_static:
-        raise AheadOfTimeError(f"{label} returns values that are not arrays")
-    core_name = _free_name(spec.func.name, taken | {name})
     taken.add(core_name)
-    spec.func.name = core_name
-    body, consts = print_func(spec.func, lax=lax, np=np_name, const_prefix=f"_{core_name}_c")
     return Ahead(name, _module_text(name, core_name, body, consts, spec, signature, label,
-                                    checks, np_name), [text for text, _ in checks])
+                                    checks, np_name, backend), [text for text, _ in checks])
+
+
+# What a Numba kernel's code refers to besides NumPy (the names the Numba backend writes).
+NUMBA_IMPORTS = ("import math", "import numba", "from astjax.backends.numba import runtime as rt",
+                 "from astjax.backends import vecmath")
+
+
+def _numba_kernel(func, core_name: str, np_name: str, taken) -> tuple:
+    """(source of the kernel with the imports it needs, {constant name: array})."""
+    from .backends.numba import check_lowerings
+    from .backends.numba.block import ModuleEmitter
+    clash = {"rt", "vecmath"} & set(taken)
+    if np_name != "np" or clash:
+        raise AheadOfTimeError(f"the module binds {', '.join(sorted(clash)) or 'np'} to something "
+                               "else, which a Numba kernel's code refers to")
+    check_lowerings(func)
+    module = ModuleEmitter(func)
+    module.function(func)
+    text = re.sub(r"\b_c(\d+)\b", rf"_{core_name}_c\1", module.text())
+    consts = {f"_{core_name}{k}" if k.startswith("_c") else k: v
+              for k, v in module.consts.items()}
+    return "\n".join(NUMBA_IMPORTS) + "\n\n\n" + text, consts
 
 
 def _free_name(wanted: str, taken) -> str:
@@ -92,6 +124,36 @@ def abstract_params(signature: Signature) -> tuple:
             aval = AVal(tuple(shape), np.dtype(spec.dtype))
         params.append(Var(aval, spec.name))
     return params, symbols
+
+
+def batched_signature(signature: Signature, steps) -> Signature:
+    """The signature of the transformed function: each vmap (innermost first) adds a named
+    batch size to every argument it maps, at its `in_axes` position. (A signature describes
+    the function as the user wrote it.)"""
+    for kind, options in reversed(steps):
+        if kind != "vmap":
+            continue
+        args, kwargs = _options(kind, options)
+        in_axes = kwargs.get("in_axes", args[0] if args else 0)
+        used = signature.size_names
+        name = next(n for n in (f"batch{k or ''}" for k in range(len(used) + 2)) if n not in used)
+        specs = []
+        for i, spec in enumerate(signature.args):
+            axis = in_axes if not isinstance(in_axes, (tuple, list)) else in_axes[i]
+            if axis is None:
+                specs.append(spec)
+                continue
+            if not isinstance(axis, int):
+                raise AheadOfTimeError(f"vmap(in_axes={in_axes!r}): only int or None axes per "
+                                       "argument can be written ahead of time")
+            dtype = spec.dtype  # a batched Python scalar is an array of its default dtype
+            if dtype in SCALARS:
+                dtype = "bool" if dtype == "bool" else default_dtype(dtype).name
+            dims = list(spec.dims)
+            dims.insert(axis if axis >= 0 else len(dims) + 1 + axis, name)
+            specs.append(ArgSpec(spec.name, dtype, tuple(dims)))
+        signature = Signature(signature.function, tuple(specs), signature.origin)
+    return signature
 
 
 def _apply(function, steps):
@@ -136,7 +198,8 @@ def _check(fact, symbols) -> tuple:
     return str(fact), predicate
 
 
-def _module_text(name, core_name, body, consts, spec, signature, label, checks, np_name) -> str:
+def _module_text(name, core_name, body, consts, spec, signature, label, checks, np_name,
+                 backend="numpy") -> str:
     params = ", ".join(a.name for a in signature.args)
     lines = [f"# {label}, compiled ahead of time for {signature}"]
     if checks:
@@ -155,7 +218,7 @@ def _module_text(name, core_name, body, consts, spec, signature, label, checks, 
               f"    {params}{one} = check_arguments(",
               f"        {name!r}, ({params}{one}),",
               f"        specs=({specs}),",
-              f"        facts=({facts}))",
+              f"        facts=({facts}){', contiguous=True' if backend == 'numba' else ''})",
               f"    return {_returned(core_name, params, spec.out_tree, len(spec.func.outs))}"]
     return "\n".join(lines) + "\n"
 

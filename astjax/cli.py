@@ -68,9 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     transform = commands.add_parser(
         "transform", help="write generated modules for Python files (without running them)",
         description="Parse each FILE (never importing or running it), find the transformations "
-                    "it applies (jit, grad, value_and_grad, vmap; from astjax or jax) and write "
+                    "it applies (jit, grad, value_and_grad, vmap, jacfwd, jacrev, hessian; from astjax "
+                    "or jax) and write "
                     "DIR/<name>.py: the same program with its JAX imports pointing at astjax and "
-                    "each transformation commented. Functions compile at their first call.")
+                    "each transformation commented. A function with a signature (jaxtyping "
+                    "annotations or --signature) is compiled ahead of time and written out; "
+                    "the others compile at their first call.")
     transform.add_argument("files", nargs="+", metavar="FILE", help="Python source files (.py)")
     transform.add_argument("-o", "--output", default="astjax_out", metavar="DIR",
                            help="folder for the generated modules (default: %(default)s)")
@@ -78,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help="compile a function ahead of time for these argument types, "
                                 "e.g. 'loss(f32[d], f32[n, d])' (repeatable; jaxtyping "
                                 "annotations in the source do the same)")
+    transform.add_argument("--backend", choices=("numpy", "numba"), default="numpy",
+                           help="what the functions compiled ahead of time are written as: "
+                                "NumPy source, or @numba.njit(cache=True) kernels "
+                                "(default: %(default)s)")
     transform.set_defaults(handler=run_transform)
     run = commands.add_parser(
         "run", help="run a JAX program on astjax (import jax gives astjax)",
@@ -125,7 +132,7 @@ def run_program(args) -> int:
 def run_transform(args) -> int:
     from .core.files import write_atomic
     jobs = plan_outputs(args.files, args.output)
-    modules = generate_all(jobs, _signatures(args.signature))
+    modules = generate_all(jobs, _signatures(args.signature), args.backend)
     for (_, out), code in zip(jobs, modules):
         try:
             write_atomic(out, code)
@@ -183,7 +190,7 @@ def _signatures(texts: list) -> dict:
     return out
 
 
-def generate_all(jobs: list, signatures: dict = None) -> list:
+def generate_all(jobs: list, signatures: dict = None, backend: str = "numpy") -> list:
     """The generated code for each job; a Failure listing every input that does not parse."""
     from .transform_file import generate
     show_progress = len(jobs) > 1 and sys.stderr.isatty()
@@ -193,7 +200,7 @@ def generate_all(jobs: list, signatures: dict = None) -> list:
             print(f"[{i}/{len(jobs)}] {path}", file=sys.stderr)
         source = _read(path)
         try:
-            generated = generate(source, path, signatures)
+            generated = generate(source, path, signatures, backend)
         except cst.ParserSyntaxError as err:
             errors.append(_syntax_message(path, source, err))
             continue

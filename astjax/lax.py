@@ -42,6 +42,8 @@ bitwise_not = _unary("bitwise_not")
 add, sub, mul, pow, max, min, atan2, polygamma = (_binary(p) for p in (
     "add", "sub", "mul", "pow", "max", "min", "atan2", "polygamma"))
 eq, ne, lt, le, gt, ge = (_binary(p) for p in ("eq", "ne", "lt", "le", "gt", "ge"))
+shift_left, shift_right_logical, shift_right_arithmetic = (_binary(p) for p in (
+    "shift_left", "shift_right_logical", "shift_right_arithmetic"))
 bitwise_and, bitwise_or, bitwise_xor = (_binary(p) for p in (
     "bitwise_and", "bitwise_or", "bitwise_xor"))
 

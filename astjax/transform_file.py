@@ -45,7 +45,7 @@ class Generated:
     ahead: dict = field(default_factory=dict)  # transformation -> its code compiled ahead
 
 
-def generate(text, path: str, signatures: dict = None) -> Generated:
+def generate(text, path: str, signatures: dict = None, backend: str = "numpy") -> Generated:
     """The generated module for the source `text` (str, or bytes decoded as Python does) read
     from `path` (named in comments and messages). `signatures` maps a function's name to a
     signature text (`--signature`). Raises libcst.ParserSyntaxError on invalid Python."""
@@ -58,7 +58,7 @@ def generate(text, path: str, signatures: dict = None) -> Generated:
     names = {"lax": "lax" if "lax" not in bound else "lax_",
              "np": "np" if bound.get("np", "numpy") == "numpy" else "np_"}
     ahead, notes = _compile_ahead(module.code, path, wrapper.module, found, signatures or {},
-                                  names)
+                                  names, backend)
     rewriter = _Rewriter(path, found, sorted(used.modules), ahead, names, bound)
     out = wrapper.visit(rewriter)
     out = out.with_changes(header=_with_header(out.header, path, found, ahead))
@@ -66,7 +66,7 @@ def generate(text, path: str, signatures: dict = None) -> Generated:
                      _availability_warnings(path, found), ahead)
 
 
-def _compile_ahead(text, path, module, found, signatures, names) -> tuple:
+def _compile_ahead(text, path, module, found, signatures, names, backend) -> tuple:
     """({transformation: Ahead} for those with a signature, notes on the others)."""
     ahead, notes, namespace = {}, [], None
     taken = set(_module_names(module)) | _assigned_names(module)
@@ -83,7 +83,8 @@ def _compile_ahead(text, path, module, found, signatures, names) -> tuple:
             label = f"{t.describe()} ({os.path.basename(path)}:{t.line})"
             ahead[t] = compile_ahead(namespace[t.target], [(s.kind, s.options) for s in t.steps],
                                      signature, t.bound_to or t.target, label,
-                                     lax=names["lax"], np_name=names["np"], taken=taken)
+                                     lax=names["lax"], np_name=names["np"], taken=taken,
+                                     backend=backend)
         except AstjaxError as err:
             notes.append(f"{path}:{t.line}:{t.column + 1}: note: {t.describe()} is compiled at "
                          f"its first call: {err.message}")

@@ -21,14 +21,15 @@ CORPUS = os.path.join(REPO, "tests", "corpus")
 # Run a generated module where importing the compiler (libcst, the front end) or jaxtyping
 # fails: what it needs is NumPy and astjax's runtime.
 BLOCKED_RUNNER = textwrap.dedent("""
-    import importlib.abc, pickle, runpy, sys
+    import importlib, importlib.abc, os, pickle, sys
     class Blocked(importlib.abc.MetaPathFinder):
         def find_spec(self, name, path=None, target=None):
             if name.split(".")[0] in ("libcst", "jaxtyping") or name.startswith("astjax.frontend"):
                 raise ImportError("blocked: " + name)
     sys.meta_path.insert(0, Blocked())
     module, calls = sys.argv[1], sys.argv[2]
-    namespace = runpy.run_path(module)
+    sys.path.insert(0, os.path.dirname(module))  # imported by its name, as a user would
+    namespace = vars(importlib.import_module(os.path.basename(module)[:-3]))
     with open(calls, "rb") as f:
         todo = pickle.load(f)
     results = {name: namespace[name](*args) for name, args in todo.items()}
@@ -38,10 +39,10 @@ BLOCKED_RUNNER = textwrap.dedent("""
 """)
 
 
-def transform(tmp_path, source: str, *signatures) -> str:
+def transform(tmp_path, source: str, *signatures, backend="numpy") -> str:
     path = tmp_path / "program.py"
     path.write_text(textwrap.dedent(source))
-    options = [a for s in signatures for a in ("--signature", s)]
+    options = [a for s in signatures for a in ("--signature", s)] + ["--backend", backend]
     proc = subprocess.run([sys.executable, "-m", "astjax", "transform", str(path), "-o",
                            str(tmp_path / "out"), *options], capture_output=True, text=True,
                           cwd=REPO)
@@ -296,3 +297,62 @@ def test_generated_code_never_shadows_a_module_name():
     names = [d.split("(")[0][4:] for d in defs]
     assert len(names) == len(set(names)), names
     assert "def logistic(x):\n    return 1.0 / (1.0 + jnp.exp(-x))" in code
+
+
+def test_numba_kernels_written_ahead_of_time_run_without_the_compiler(tmp_path):
+    """--backend numba: each function with a signature is an @numba.njit(cache=True) kernel
+    reading its sizes from its arguments; the module runs with the compiler blocked, for any
+    size, and agrees with jit."""
+    code = transform(tmp_path, ANNOTATED, backend="numba")
+    assert code.count("@numba.njit(cache=True") == 3 and "# for sizes with" not in code
+    reference = _reference_module(tmp_path)
+    rng = np.random.default_rng(1)
+    w, b = rng.standard_normal(3), np.float64(0.25)
+    for n in (3, 40):
+        x, labels = rng.standard_normal((n, 3)), (rng.random(n) > 0.5).astype(float)
+        calls = {"loss_grad": (w, b, x, labels), "capped": (rng.standard_normal(n), 2.0)}
+        got = run_blocked(tmp_path, calls)
+        np.testing.assert_allclose(got["loss_grad"], astjax.jit(astjax.grad(
+            reference.cross_entropy))(w, b, x, labels), rtol=1e-10)
+        np.testing.assert_allclose(got["capped"], reference.capped(*calls["capped"]),
+                                   rtol=1e-12)
+
+
+DERIVATIVES = """
+    from __future__ import annotations
+    import jax
+    import jax.numpy as jnp
+
+
+    def energy(x: Float64[Array, "n"]):
+        return jnp.sum(jnp.sin(x) * x ** 2)
+
+
+    def row_norm(x: Float64[Array, "d"], scale: float):
+        return jnp.sqrt(jnp.sum(x * x)) * scale
+
+
+    hess = jax.jit(jax.hessian(energy))
+    jf = jax.jacfwd(energy)
+    jr = jax.jacrev(energy)
+    batched = jax.vmap(row_norm, in_axes=(0, None))
+    vg = jax.value_and_grad(energy)
+"""
+
+
+def test_jacobians_hessians_and_vmap_are_generated_for_their_own_arguments(tmp_path):
+    """vmap's signature gains the batch axis it maps (the annotation describes row_norm)."""
+    code = transform(tmp_path, DERIVATIVES)
+    assert code.count("[generated below]") == 5, code[:1200]
+    assert "row_norm(x: float64[batch, d], scale: float)" in code
+    x, rows = np.array([0.3, 1.2, -0.7, 2.0]), np.arange(15.0).reshape(5, 3)
+    got = run_blocked(tmp_path, {"hess": (x,), "jf": (x,), "jr": (x,), "batched": (rows, 2.0),
+                                 "vg": (x,)})
+    exact_grad = (2 * x * np.sin(x) + x ** 2 * np.cos(x))
+    exact_hess = np.diag((2 - x ** 2) * np.sin(x) + 4 * x * np.cos(x))
+    np.testing.assert_allclose(got["hess"], exact_hess, rtol=1e-12)
+    np.testing.assert_allclose(got["jf"], exact_grad, rtol=1e-12)
+    np.testing.assert_allclose(got["jr"], exact_grad, rtol=1e-12)
+    np.testing.assert_allclose(got["batched"], 2.0 * np.sqrt(np.sum(rows ** 2, axis=1)), rtol=1e-12)
+    np.testing.assert_allclose(got["vg"][0], np.sum(np.sin(x) * x ** 2), rtol=1e-12)
+    np.testing.assert_allclose(got["vg"][1], exact_grad, rtol=1e-12)

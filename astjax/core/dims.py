@@ -64,6 +64,9 @@ class Facts:
     being compiled when a fact is recorded."""
     items: list = field(default_factory=list)
     where: object = lambda: None
+    # Whether a code generator's choice of size class (see `by_size`) is recorded: yes under
+    # jit (a call in another class gets its own code), no ahead of time (one code for all).
+    choices: bool = True
 
     def add(self, fact: Fact) -> None:
         key = (fact.expr.key, fact.op, fact.holds)
@@ -302,6 +305,17 @@ def pinned(d):
             if len(monomial) == 1 and abs(coeff) == 1:
                 fixed.add(monomial[0])
     return d.witness if d.symbols() <= fixed else None
+
+
+def by_size(decide) -> bool:
+    """A code generator's choice by size class (`lambda: size < 65536`: a parallel loop or
+    not, BLAS or a loop), where either outcome is correct code for every size. Decided by the
+    witness; recorded as a fact only when the current Facts keep choices."""
+    stack = _stack()
+    if stack and not stack[-1].choices:
+        with recording(Facts()):  # decided, not kept
+            return bool(decide())
+    return bool(decide())
 
 
 def single_symbol(d):

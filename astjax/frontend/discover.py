@@ -1,7 +1,7 @@
 """Finding, without running anything, the transformations a source file asks for.
 
-A transformation is found wherever the file applies `jit`, `grad`, `value_and_grad` or `vmap`
-of astjax, or of jax (which astjax stands in for), named through the file's own imports:
+A transformation is found wherever the file applies `jit`, `grad`, `value_and_grad`, `vmap`,
+`jacfwd`, `jacrev` or `hessian` of astjax, or of jax (which astjax stands in for), named through the file's own imports:
 
     @jax.jit  |  @jit  |  @jax.jit(static_argnums=1)  |  @partial(jax.jit, static_argnums=1)
     def f(...): ...                                               form "decorator" (any def)
@@ -23,7 +23,7 @@ import libcst.matchers as m
 from libcst.metadata import (GlobalScope, MetadataWrapper, PositionProvider, QualifiedNameProvider,
                              ScopeProvider)
 
-KINDS = ("jit", "grad", "value_and_grad", "vmap")
+KINDS = ("jit", "grad", "value_and_grad", "vmap", "jacfwd", "jacrev", "hessian")
 PACKAGES = ("astjax", "jax")
 _PARTIAL = "functools.partial"
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from astjax.core.dims import pinned
+from astjax.core.dims import by_size, pinned
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
 from astjax.core.ir import Eqn, Var
@@ -267,7 +267,7 @@ def _product_view(fe, eqn, values, inputs, output, sizes):
     count = math.prod(pinned(sizes[lab]) for lab in summed)
     if any(d < 0 for v in values for d in v.shape) or count > SMALL_CONTRACTION:
         return None
-    if count > 2 and count * out.size > SMALL_WORK:
+    if count > 2 and by_size(lambda: count * out.size > SMALL_WORK):
         return None  # a matrix product worth BLAS
     combos = [dict(zip(summed, ks)) for ks in np.ndindex(*[pinned(sizes[lab]) for lab in summed])]
 
@@ -357,7 +357,7 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     inputs, output, sizes = labelled(eqn, values)
     summed = [lab for lab in sizes if lab not in output]
     work = math.prod(sizes[lab] for lab in output + summed)
-    if not summed or work > INLINE_WORK:
+    if not summed or by_size(lambda: work > INLINE_WORK):
         return False
     out = eqn.outs[0]
     domain = output + summed

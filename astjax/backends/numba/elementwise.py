@@ -69,6 +69,20 @@ for _prim, _symbol in {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"
     SCALAR.set(_prim, _bitwise(_symbol))
 
 
+def _shift_right_logical(op):
+    """Numba computes narrow ints in 64 bits (the result is narrowed back): a signed operand
+    is masked to its width first, so zeros move in. Counts of 64 or more are not defined."""
+    width = op.dtype.itemsize * 8
+    if op.dtype.kind == "i" and width < 64:
+        return f"(({op.arg(0)} & {(1 << width) - 1}) >> {op.arg(1)})"
+    return f"({op.arg(0)} >> {op.arg(1)})"
+
+
+SCALAR.set("shift_left", lambda op: f"({op.arg(0)} << {op.arg(1)})")
+SCALAR.set("shift_right_logical", _shift_right_logical)
+SCALAR.set("shift_right_arithmetic", lambda op: f"({op.arg(0)} >> {op.arg(1)})")
+
+
 def _float_or(float_rule, int_rule):
     """One rule for float results, another for integer / bool ones."""
     return lambda op: float_rule(op) if op.is_float() else int_rule(op)

@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from astjax.core.dims import by_size
+
 from . import scalars as E
 from .values import Array, Unrolled, Value, text
 
@@ -441,7 +443,7 @@ class NestEmitter:
         if self.fe.module.target == "cuda":
             return False  # each iteration of the outer loop becomes a thread instead
         size = math.prod(self.nest.dims)
-        if size < E.PRANGE_MIN_SIZE or any(m.kind == "acc" for m in self.nest.order):
+        if by_size(lambda: size < E.PRANGE_MIN_SIZE) or any(m.kind == "acc" for m in self.nest.order):
             return False
         if self.k >= 1:
             return True

@@ -8,10 +8,12 @@ import numpy as np
 SCALARS = {"float": (bool, int, float), "int": (bool, int), "bool": (bool,)}
 
 
-def check_arguments(function: str, args: tuple, specs: tuple, facts: tuple = ()) -> list:
-    """The arguments as arrays, after checking them against `specs` ((name, dtype, dims) per
-    argument; dtype "float"/"int"/"bool" for a Python scalar; dims ints or size names) and
-    `facts` ((description, predicate over the named sizes) the compiled code relies on)."""
+def check_arguments(function: str, args: tuple, specs: tuple, facts: tuple = (),
+                    contiguous: bool = False) -> list:
+    """The arguments as arrays (C-contiguous with `contiguous`, as Numba kernels take them),
+    after checking them against `specs` ((name, dtype, dims) per argument; dtype
+    "float"/"int"/"bool" for a Python scalar; dims ints or size names) and `facts`
+    ((description, predicate over the named sizes) the compiled code relies on)."""
     if len(args) != len(specs):
         raise TypeError(f"{function}() takes {len(specs)} arguments ({_names(specs)}), "
                         f"got {len(args)}")
@@ -27,6 +29,8 @@ def check_arguments(function: str, args: tuple, specs: tuple, facts: tuple = ())
                             " (compile other dtypes and ranks with astjax.jit)")
         for axis, (size, want) in enumerate(zip(arr.shape, dims)):
             _check_size(function, name, axis, size, want, sizes, origin)
+        if contiguous:  # a Numba kernel takes 0-d values as scalars of their dtype
+            arr = arr[()] if arr.ndim == 0 else np.ascontiguousarray(arr)
         out.append(arr)
     for description, holds in facts:
         if not holds(**sizes):

@@ -72,6 +72,23 @@ def _lgamma(x):
     return np.where(np.isneginf(x), out.dtype.type(np.inf), out)
 
 
+def _shift(x, s, shift, logical: bool):
+    """XLA's shifts: a count outside [0, bits) gives 0 (or the sign, arithmetic right); the
+    logical right shift moves zeros into signed values too."""
+    x, s = np.asarray(x), np.asarray(s)
+    bits = x.dtype.itemsize * 8
+    unsigned = np.dtype(f"uint{bits}") if x.dtype.kind in "iu" else x.dtype
+    work = x.view(unsigned) if logical and x.dtype.kind == "i" else x
+    inside = (s >= 0) & (s < bits)
+    count = np.where(inside, s, 0).astype(work.dtype)
+    out = shift(work, count)
+    outside = (np.right_shift(work, bits - 1) if shift is np.right_shift and not logical
+               else np.zeros((), work.dtype))
+    out = np.where(inside, out, outside).astype(work.dtype)
+    out = out.view(x.dtype) if out.dtype != x.dtype else out
+    return out if out.ndim else out[()]
+
+
 def _polygamma(m, x):
     """scipy.special.polygamma: nan unless m is a non-negative integer (as lax.polygamma), in
     the dtype NumPy promotes m and x to (SciPy's gives float64 for a Python float m)."""
@@ -107,6 +124,9 @@ BINARY = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "shift_left": lambda x, s: _shift(x, s, np.left_shift, False),
+    "shift_right_logical": lambda x, s: _shift(x, s, np.right_shift, True),
+    "shift_right_arithmetic": lambda x, s: _shift(x, s, np.right_shift, False),
 }
 
 for _name, _impl in {**UNARY, **BINARY}.items():

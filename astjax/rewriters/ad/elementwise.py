@@ -166,4 +166,5 @@ def _clamp_jvp(p, t, out):
 # ---------------------------------------------------------------- no derivative
 no_derivative("sign", "floor", "ceil", "round", "floor_divide", "stop_gradient",
               "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
+              "shift_left", "shift_right_logical", "shift_right_arithmetic",
               "bitwise_not", "is_finite")
