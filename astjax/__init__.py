@@ -23,7 +23,7 @@ _API = {
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors",
 }
-_SUBMODULES = ("config", "debug", "lax", "nn", "numpy", "tree_util")
+_SUBMODULES = ("config", "debug", "lax", "nn", "numpy", "random", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

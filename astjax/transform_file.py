@@ -34,7 +34,7 @@ from .signatures import from_annotations, parse_signature
 
 # JAX modules with an astjax counterpart of the same name under `astjax`.
 JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.lax", "jax.nn",
-               "jax.tree_util", "jax.debug")
+               "jax.tree_util", "jax.debug", "jax.random")
 
 
 @dataclass

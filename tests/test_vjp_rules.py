@@ -49,6 +49,9 @@ NO_FLOAT_OPERAND = {
     "bitwise_or": ([np.array([1, 2]), np.array([3, 1])], {}),
     "bitwise_xor": ([np.array([True]), np.array([False])], {}),
     "bitwise_not": ([np.array([1, 2])], {}),
+    "shift_left": ([np.array([1, 2], np.uint32), np.array([3, 1], np.uint32)], {}),
+    "shift_right_logical": ([np.array([8, 2], np.uint32), np.array([3, 1], np.uint32)], {}),
+    "shift_right_arithmetic": ([np.array([-8, 2], np.int32), np.array([3, 1], np.int32)], {}),
     "iota": ([], {"dtype": "float64", "shape": (3,), "dimension": 0}),
     "debug_print": ([np.array(1.5)], {"fmt": "{}"}),
 }

@@ -31,10 +31,11 @@ def module_map() -> dict:
     import astjax.lax
     import astjax.nn
     import astjax.numpy as jnp
+    import astjax.random
     import astjax.tree_util
     mapping = {"numpy": jnp, "numpy.linalg": jnp.linalg, "jax.numpy": jnp,
                "jax.numpy.linalg": jnp.linalg, "jax.lax": astjax.lax, "jax.nn": astjax.nn,
-               "jax.tree_util": astjax.tree_util}
+               "jax.tree_util": astjax.tree_util, "jax.random": astjax.random}
     mapping.update(STANDS_FOR)
     return mapping
 
