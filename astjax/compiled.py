@@ -35,7 +35,7 @@ def _available_backends() -> tuple:
 
 
 def default_backend() -> str:
-    """$ASTJAX_BACKEND (numpy or numba), else the NumPy reference backend."""
+    """$ASTJAX_BACKEND (numpy, numba or xla), else the NumPy reference backend."""
     import os
     return os.environ.get("ASTJAX_BACKEND") or "numpy"
 

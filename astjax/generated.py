@@ -9,19 +9,25 @@ from .frontend.source import function_source
 from .rewriters.source.pipeline import show_passes as _show_passes
 
 
-def make_source(fun, *example_args, **example_kwargs) -> str:
-    """The generated module for `fun` specialised to these example arguments."""
+def make_source(fun, *example_args, backend=None, **example_kwargs) -> str:
+    """The generated module for `fun` specialised to these example arguments: Python source
+    for the NumPy and Numba backends, StableHLO for `backend="xla"`."""
     from .compiled import JitFunction, jit
-    jitted = fun if isinstance(fun, JitFunction) else jit(fun)
+    if isinstance(fun, JitFunction):
+        jitted = fun if backend in (None, fun.backend) else \
+            jit(fun.fun, static_argnums=fun.static_argnums, static_argnames=fun.static_argnames,
+                backend=backend)
+    else:
+        jitted = jit(fun, backend=backend)
     if not example_args and not example_kwargs:
         return jitted.source
     entry, _ = jitted.lookup(example_args, example_kwargs)
     return entry.source
 
 
-def show(fun, *example_args, **example_kwargs) -> None:
+def show(fun, *example_args, backend=None, **example_kwargs) -> None:
     """Print the generated source (of the last compilation, or for these example arguments)."""
-    print(make_source(fun, *example_args, **example_kwargs))
+    print(make_source(fun, *example_args, backend=backend, **example_kwargs))
 
 
 def show_passes(fun) -> None:

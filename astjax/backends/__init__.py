@@ -8,7 +8,7 @@ above it.
 """
 import importlib
 
-AVAILABLE = ("numpy", "numba", "cuda")
+AVAILABLE = ("numpy", "numba", "cuda", "xla")
 
 
 def get(name: str):

@@ -7,8 +7,11 @@ from .primitives import get
 
 
 def effectful(eqn: Eqn) -> bool:
-    """Never removed or merged: its kind is "effect" (it does something besides its result)."""
-    return get(eqn.prim).kind == "effect"
+    """Never removed or merged: its kind is "effect" (it does something besides its result),
+    or a nested function of it (a branch, a loop body) has such an equation."""
+    if get(eqn.prim).kind == "effect":
+        return True
+    return any(effectful(e) for f in sub_funcs(eqn) for e in f.eqns)
 
 
 def eliminate_dead_code(func: Func) -> Func:

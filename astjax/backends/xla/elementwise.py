@@ -1,0 +1,167 @@
+"""Elementwise lowerings: one StableHLO (or CHLO) operation where XLA has the function, NumPy's
+meaning built from a few where it differs (remainder, floor division, logaddexp)."""
+import numpy as np
+
+from astjax.core.avals import result_dtype
+
+from .emit import LOWER
+
+ONE_OPERATION = {
+    "neg": "stablehlo.negate", "sign": "stablehlo.sign", "floor": "stablehlo.floor",
+    "ceil": "stablehlo.ceil", "round": "stablehlo.round_nearest_even", "abs": "stablehlo.abs",
+    "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt", "cbrt": "stablehlo.cbrt",
+    "exp": "stablehlo.exponential", "expm1": "stablehlo.exponential_minus_one",
+    "log": "stablehlo.log", "log1p": "stablehlo.log_plus_one", "sin": "stablehlo.sine",
+    "cos": "stablehlo.cosine", "tan": "stablehlo.tan", "tanh": "stablehlo.tanh",
+    "logistic": "stablehlo.logistic", "asin": "chlo.asin", "acos": "chlo.acos",
+    "atan": "chlo.atan", "sinh": "chlo.sinh", "cosh": "chlo.cosh", "asinh": "chlo.asinh",
+    "acosh": "chlo.acosh", "atanh": "chlo.atanh", "erf": "chlo.erf", "erfc": "chlo.erfc",
+    "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma",
+    "bitwise_not": "stablehlo.not",
+    "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
+    "div": "stablehlo.divide", "pow": "stablehlo.power", "max": "stablehlo.maximum",
+    "min": "stablehlo.minimum", "atan2": "stablehlo.atan2", "polygamma": "chlo.polygamma",
+    "bitwise_and": "stablehlo.and", "bitwise_or": "stablehlo.or", "bitwise_xor": "stablehlo.xor",
+    "shift_left": "stablehlo.shift_left", "shift_right_logical": "stablehlo.shift_right_logical",
+    "shift_right_arithmetic": "stablehlo.shift_right_arithmetic", "clamp": "stablehlo.clamp",
+}
+INTEGER_IDENTITY = {"floor", "ceil", "round"}  # NumPy gives integers back unchanged
+COMPARISONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+
+
+def _out(eqn):
+    aval = eqn.outs[0].aval
+    return tuple(aval.shape), aval.dtype
+
+
+def _operands(body, eqn, values):
+    """The operands converted and broadcast to the result's shape and dtype (abs of a complex
+    number keeps its complex operand)."""
+    shape, dtype = _out(eqn)
+    if eqn.prim == "abs" and values[0].dtype.kind == "c":
+        return [body.broadcast(values[0], shape)]
+    return body.coerce(values, shape, dtype)
+
+
+def _one_operation(name):
+    def lower(body, eqn, *values):
+        shape, dtype = _out(eqn)
+        operands = _operands(body, eqn, values)
+        if eqn.prim in INTEGER_IDENTITY and dtype.kind in "iub":
+            return operands
+        return [body.op1(name, operands, shape, dtype, hint=eqn.prim)]
+    return lower
+
+
+for _prim, _name in ONE_OPERATION.items():
+    LOWER.set(_prim, _one_operation(_name))
+
+
+def _comparison(direction):
+    def lower(body, eqn, a, b):
+        shape, _ = _out(eqn)
+        common, _ = result_dtype(eqn.ins[0].aval, eqn.ins[1].aval)
+        a, b = body.coerce([a, b], shape, common)
+        return [body.compare(a, b, direction)]
+    return lower
+
+
+for _prim, _direction in COMPARISONS.items():
+    LOWER.set(_prim, _comparison(_direction))
+
+
+@LOWER.register("select")
+def _select(body, eqn, pred, a, b):
+    shape, dtype = _out(eqn)
+    pred = body.broadcast(body.convert(pred, np.bool_), shape)
+    a, b = body.coerce([a, b], shape, dtype)
+    return [body.select(pred, a, b)]
+
+
+@LOWER.register("convert")
+def _convert(body, eqn, x):
+    return [body.convert(x, eqn.params["dtype"])]
+
+
+@LOWER.register("stop_gradient")
+def _identity(body, eqn, x):
+    return [x]
+
+
+@LOWER.register("is_finite")
+def _is_finite(body, eqn, x):
+    if x.dtype.kind != "f":
+        return [body.constant(True, np.bool_, x.shape)]
+    return [body.op1("stablehlo.is_finite", [x], x.shape, np.bool_)]
+
+
+@LOWER.register("exp2")
+def _exp2(body, eqn, x):
+    (x,) = _operands(body, eqn, [x])
+    return [body.unary("stablehlo.exponential",
+                       body.binary("stablehlo.multiply", x, body.constant(np.log(2), x.dtype, x.shape)))]
+
+
+def _log_base(base):
+    def lower(body, eqn, x):
+        (x,) = _operands(body, eqn, [x])
+        return [body.binary("stablehlo.divide", body.unary("stablehlo.log", x),
+                            body.constant(np.log(base), x.dtype, x.shape))]
+    return lower
+
+
+LOWER.set("log2", _log_base(2))
+LOWER.set("log10", _log_base(10))
+
+
+def _sign_differs(body, a, b):
+    zero = body.constant(0, a.dtype, a.shape)
+    return body.compare(body.compare(a, zero, "LT"), body.compare(b, zero, "LT"), "NE")
+
+
+@LOWER.register("rem")
+def _rem(body, eqn, a, b):
+    """NumPy's remainder takes the divisor's sign; StableHLO's (C's fmod) the dividend's."""
+    a, b = _operands(body, eqn, [a, b])
+    r = body.binary("stablehlo.remainder", a, b)
+    if a.dtype.kind == "u":
+        return [r]
+    zero = body.constant(0, a.dtype, a.shape)
+    fix = body.binary("stablehlo.and", body.compare(r, zero, "NE"), _sign_differs(body, r, b))
+    return [body.select(fix, body.binary("stablehlo.add", r, b), r)]
+
+
+@LOWER.register("floor_divide")
+def _floor_divide(body, eqn, a, b):
+    """Rounds toward -inf as NumPy does (StableHLO's integer divide truncates); for floats,
+    NumPy's divmod: (a - fmod(a, b)) / b, corrected and rounded."""
+    a, b = _operands(body, eqn, [a, b])
+    zero = body.constant(0, a.dtype, a.shape)
+    one = body.constant(1, a.dtype, a.shape)
+    mod = body.binary("stablehlo.remainder", a, b)
+    if a.dtype.kind in "iu":
+        q = body.binary("stablehlo.divide", a, b)
+        if a.dtype.kind == "u":
+            return [q]
+        fix = body.binary("stablehlo.and", body.compare(mod, zero, "NE"), _sign_differs(body, mod, b))
+        return [body.select(fix, body.binary("stablehlo.subtract", q, one), q)]
+    d = body.binary("stablehlo.divide", body.binary("stablehlo.subtract", a, mod), b)
+    fix = body.binary("stablehlo.and", body.compare(mod, zero, "NE"), _sign_differs(body, mod, b))
+    d = body.select(fix, body.binary("stablehlo.subtract", d, one), d)
+    f = body.unary("stablehlo.floor", d)
+    half = body.constant(0.5, a.dtype, a.shape)
+    f = body.select(body.compare(body.binary("stablehlo.subtract", d, f), half, "GT"),
+                    body.binary("stablehlo.add", f, one), f)
+    by_zero = body.compare(b, zero, "EQ")
+    return [body.select(by_zero, body.binary("stablehlo.divide", a, b), f)]
+
+
+@LOWER.register("logaddexp")
+def _logaddexp(body, eqn, a, b):
+    a, b = _operands(body, eqn, [a, b])
+    top = body.binary("stablehlo.maximum", a, b)
+    delta = body.binary("stablehlo.subtract", a, b)
+    tail = body.unary("stablehlo.log_plus_one", body.unary(
+        "stablehlo.exponential", body.unary("stablehlo.negate", body.unary("stablehlo.abs", delta))))
+    return [body.select(body.compare(delta, delta, "NE"), body.binary("stablehlo.add", a, b),
+                        body.binary("stablehlo.add", top, tail))]

@@ -1,0 +1,147 @@
+"""The XLA backend beyond the corpus: NumPy's integer and indexing rules, taped while loops
+whose tapes outgrow their first buffer, debug printing, StableHLO locations and errors, and the
+executable cache across processes."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax.backends import xla
+from astjax.errors import TransformError
+from xla_cases import programs
+
+pytest.importorskip("jax", reason="the XLA backend compiles through jaxlib")
+
+
+def both(fun, *args, static=()):
+    got = astjax.jit(fun, backend="xla", static_argnums=static)(*args)
+    want = astjax.jit(fun, backend="numpy", static_argnums=static)(*args)
+    return astjax.tree_util.tree_leaves(got), astjax.tree_util.tree_leaves(want)
+
+
+def assert_same(fun, *args, static=(), rtol=1e-12):
+    got, want = both(fun, *args, static=static)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=rtol)
+
+
+def test_every_primitive_has_a_lowering():
+    assert xla.missing() == []
+
+
+@pytest.mark.parametrize("a, b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (0, 5)])
+def test_floor_division_and_remainder_follow_numpy(a, b):
+    a = np.array([a, a + 1, a - 3], np.int64)
+    assert_same(programs.integer_math, a, np.int64(b))
+
+
+def test_indexing_as_the_numpy_backend_reads_clamped():
+    x = np.array([3.0, -1.0, 2.0, 7.0])
+    for i in (1, -1, 3, 9, -9):
+        assert_same(programs.indexing, x, np.int64(i), 5.0)
+    got = astjax.jit(programs.indexing, backend="xla")(x, np.int64(9), 5.0)
+    np.testing.assert_array_equal(got[0], 7.0)  # a read past the end clamps
+
+
+def test_sorting_and_running_reductions():
+    x = np.array([3.0, np.nan, -1.0, 2.0, -1.0, 7.0])
+    got, want = both(programs.sorting, x)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+def test_contractions():
+    rng = np.random.default_rng(0)
+    assert_same(programs.contractions, rng.normal(size=(3, 3)), rng.normal(size=(3, 3)))
+
+
+@pytest.mark.parametrize("k", [-1, 0, 1, 2, 5])
+def test_switch_clamps_and_cond(k):
+    assert_same(programs.branches, np.array([1.0, -2.0, 4.0]), np.int64(k))
+
+
+def test_gradient_through_while_loop_matches_finite_differences():
+    grad = astjax.jit(astjax.grad(programs.newton_sqrt), backend="xla")
+    for x in (2.0, 1e6):
+        np.testing.assert_allclose(grad(x), 0.5 / np.sqrt(x), rtol=1e-9)
+
+
+def test_tape_longer_than_first_buffer_is_rerun_with_room():
+    grad = astjax.jit(astjax.grad(programs.many_steps), backend="xla", static_argnums=1)
+    want = astjax.jit(astjax.grad(programs.many_steps), static_argnums=1)
+    for n in (3, 200, 1000):  # the first buffer holds 64 trips
+        np.testing.assert_allclose(grad(0.3, n), want(0.3, n), rtol=1e-12)
+
+
+def test_debug_print_prints_after_the_run(capsys):
+    out = astjax.jit(programs.printing, backend="xla")(np.arange(3.0))
+    np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])
+    assert capsys.readouterr().out == "x is [0. 1. 2.]\n"
+
+
+def test_debug_print_in_a_branch_is_refused_with_the_line():
+    with pytest.raises(TransformError) as info:
+        astjax.jit(programs.printing_in_loop, backend="xla")(np.ones(3))
+    assert "programs.py:" in str(info.value)
+
+
+def test_stablehlo_carries_user_locations(capsys):
+    astjax.show(programs.newton_sqrt, 2.0, backend="xla")
+    text = capsys.readouterr().out
+    assert '"stablehlo.while"' in text
+    assert 'programs.py":9:' in text   # the loop's line
+    assert 'programs.py":10:' in text  # its body
+
+
+def test_compile_error_points_at_user_line(monkeypatch):
+    from astjax.backends.xla import client
+
+    def broken(text, num_replicas=1):
+        line = next(k for k, t in enumerate(text.splitlines(), 1) if "stablehlo.multiply" in t)
+        raise RuntimeError(f"UNKNOWN: -:{line}:5: error: something XLA dislikes")
+    monkeypatch.setattr(client, "compile", broken)
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", os.environ.get("ASTJAX_CACHE_DIR", "") + "-broken")
+    with pytest.raises(TransformError) as info:
+        astjax.jit(programs.printing, backend="xla")(np.arange(4.0))
+    assert "programs.py:24:12" in str(info.value)  # `x * 2`, the multiply
+    assert "something XLA dislikes" in str(info.value)
+
+
+RUN = textwrap.dedent("""
+    import sys, time, numpy as np
+    sys.path.insert(0, {tests!r})
+    import astjax
+    from astjax.backends.xla import client
+    from xla_cases import programs
+    calls = []
+    real = client.compile
+    client.compile = lambda *a, **k: calls.append(1) or real(*a, **k)
+    out = astjax.jit(astjax.grad(programs.newton_sqrt), backend="xla")(2.0)
+    print(len(calls), float(out))
+""")
+
+
+def test_executable_cache_serves_a_new_process_and_heals(tmp_path):
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    script = RUN.format(tests=os.path.dirname(__file__))
+
+    def run():
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        compiles, value = done.stdout.split()
+        np.testing.assert_allclose(float(value), 0.5 / np.sqrt(2.0), rtol=1e-9)
+        return int(compiles)
+
+    assert run() == 1   # compiled and stored
+    assert run() == 0   # loaded, not compiled
+    (entry,) = (tmp_path / "xla").iterdir()
+    entry.write_bytes(b"garbage")
+    assert run() == 1   # a corrupt entry is compiled again
+    assert run() == 0

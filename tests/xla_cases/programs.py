@@ -1,0 +1,57 @@
+"""Functions the XLA backend tests compile (in a file, as astjax compiles from source)."""
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def newton_sqrt(x):
+    y = x
+    while jnp.abs(y * y - x) > 1e-9 * x:
+        y = 0.5 * (y + x / y)
+    return y
+
+
+def many_steps(x, n):
+    i = 0
+    while i < n:
+        x = jnp.sin(x) + 0.1
+        i += 1
+    return x
+
+
+def printing(x):
+    astjax.debug.print("x is {}", x)
+    return x * 2
+
+
+def printing_in_loop(x):
+    for i in range(3):
+        if jnp.sum(x) > 100:
+            astjax.debug.print("big {}", x)
+        x = x * 2
+    return x
+
+
+def integer_math(a, b):
+    return a // b, a % b, jnp.floor_divide(a * 1.5, b), jnp.remainder(a * 1.5, b)
+
+
+def indexing(x, i, v):
+    return x[i], x.at[i].set(v), x.at[i].add(v), jnp.take_along_axis(x, jnp.argsort(x), axis=0)
+
+
+def sorting(x):
+    return jnp.sort(x), jnp.argsort(x), jnp.argmax(x), jnp.argmin(x), jnp.cumsum(x), \
+        lax.cummax(x, axis=0)
+
+
+def contractions(a, b):
+    return jnp.einsum("ij,jk->ik", a, b), jnp.einsum("ii->i", a), jnp.einsum("ij->", a), \
+        jnp.einsum("bi,bi->b", a, b.T), a @ b
+
+
+def branches(x, k):
+    y = lax.switch(k, [lambda v: v + 1, lambda v: v * 2, lambda v: -v], x)
+    if jnp.sum(x) > 0:
+        y = y * 3
+    return y
