@@ -1,7 +1,7 @@
 """`vmap`: a function of one example turned into a function of a batch, by transforming its
 core form (`rewriters/vmap.py`), never by running it per example.
 
-    vmap(fun, in_axes=0, out_axes=0, axis_size=None)
+    vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None)
 
 `in_axes` is an int (negative counts from the end), None (not batched), or a tuple with one
 entry per positional argument, each entry itself an int, None or a pytree prefix of that
@@ -15,21 +15,24 @@ import inspect
 import numpy as np
 
 from .core.avals import AVal
+from .core.axes import named_axis
 from .core.bind import aval, bind, current_builder
 from .core.inline import inline
 from .core.ir import Var
 from .errors import ShapeError, TransformError
 from .rewriters.batching import batch_func
+from .rewriters.batching.util import batching_axis
 from .staging import Transformed, func_of, interpretable
 from .tree_util import leaf_paths, tree_flatten, tree_structure, tree_unflatten
 
 
 class VMap(Transformed):
-    def __init__(self, fun, in_axes=0, out_axes=0, axis_size=None):
+    def __init__(self, fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
         super().__init__(fun, "vmap")
         if isinstance(in_axes, list):  # JAX accepts a list for the top-level tuple
             in_axes = tuple(in_axes)
         self.in_axes, self.out_axes, self.axis_size = in_axes, out_axes, axis_size
+        self.axis_name = axis_name
         self._keyword_variants: dict = {}
 
     def __call__(self, *args, **kwargs):
@@ -47,7 +50,7 @@ class VMap(Transformed):
         inner = self._keyword_variants.get(axes)
         if inner is None:
             inner = self._keyword_variants[axes] = VMap(self.fun, axes, self.out_axes,
-                                                        self.axis_size)
+                                                        self.axis_size, self.axis_name)
         result = Transformed.__call__(inner, *bound.args, **bound.kwargs)
         self._jitted = inner._jitted
         return result
@@ -70,21 +73,24 @@ class VMap(Transformed):
             return target(*tree_unflatten(in_tree, full), **kwargs)
 
         dynamic = [x for x, s in zip(examples, static) if not s]
-        func, out_tree, captured = func_of(one_example, tuple(dynamic),
-                                           getattr(self.fun, "__name__", "f"))
+        with named_axis(self.axis_name, size):  # collectives in the body read its size
+            func, out_tree, captured = func_of(one_example, tuple(dynamic),
+                                               getattr(self.fun, "__name__", "f"))
         out_axes = _broadcast_prefix(self.out_axes, tree_unflatten(out_tree, [0] * len(func.outs)),
                                      "out_axes")
         batched = [a is not None for a, s in zip(axes, static) if not s] + [False] * len(captured)
-        body, out_b = batch_func(func, batched, size, force=[a is not None for a in out_axes])
+        with batching_axis(self.axis_name):
+            body, out_b = batch_func(func, batched, size, force=[a is not None for a in out_axes])
         _check_unbatched_outputs(out_b, out_axes)
         outs = inline(body, [x for x, s in zip(moved, static) if not s] + captured)
         outs = [_from_front(o, a) for o, a in zip(outs, out_axes)]
         return tree_unflatten(out_tree, outs)
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None):
-    """fun mapped over an axis of its arguments (see the module docstring)."""
-    return VMap(fun, in_axes, out_axes, axis_size)
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None, axis_name=None):
+    """fun mapped over an axis of its arguments (see the module docstring); with `axis_name`,
+    collectives in fun (`lax.psum(x, axis_name)`, ...) act across the mapped examples."""
+    return VMap(fun, in_axes, out_axes, axis_size, axis_name)
 
 
 # ---------------------------------------------------------------- axes specifications

@@ -71,15 +71,18 @@ class JitFunction:
         if current_builder() is not None:  # jit inside a function being compiled: inline it
             return as_interpretable(self.fun)(*args, **kwargs)
         if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
-            entry = self._fast.get(_array_key(args))
-            if entry is not None and entry.stale_reason() is None:
-                self.last = entry
-                return entry.run(args)
+            found = self._fast.get(_array_key(args))
+            if found is not None:
+                entry, call = found
+                if not entry.spec.dependencies or entry.stale_reason() is None:
+                    self.last = entry
+                    return entry.finish(call(*args))
         entry, leaves = self.lookup(args, kwargs)
-        if not kwargs and len(leaves) == len(args) and all(a is b for a, b in zip(leaves, args)):
+        if not kwargs and len(leaves) == len(args) and all(a is b for a, b in zip(leaves, args)) \
+                and not entry.spec.implicit:
             key = _array_key(args)  # every argument is itself one dynamic array leaf
-            if key is not None:
-                self._fast[key] = entry
+            if key is not None:  # the shapes in the key fix the backend's callable too
+                self._fast[key] = (entry, entry.callable_for(args))
         return entry.run(leaves)
 
     def lookup(self, args, kwargs):
@@ -177,10 +180,14 @@ class Compiled:
     def run(self, leaves):
         inputs = list(leaves) + [_read(ns, name) for ns, name in self.spec.implicit]
         call = self.callable_for(leaves)
-        result = call(*[np.asarray(x) if not np.isscalar(x) else x for x in inputs])
+        return self.finish(call(*[np.asarray(x) if not np.isscalar(x) else x for x in inputs]))
+
+    def finish(self, result):
+        """The backend's result as the user's function returns it: arrays as astjax Arrays,
+        static outputs put back, the output pytree rebuilt."""
+        if self.spec.out_tree.kind is None and not self.spec.out_static:
+            return as_array(result)  # one array: the common case, kept short
         outs = result if isinstance(result, tuple) else (result,)
-        if len(self.spec.func.outs) != 1:
-            outs = result if isinstance(result, tuple) else (result,)
         flat, it = [], iter(outs)
         for i in range(len(self.spec.func.outs) + len(self.spec.out_static)):
             flat.append(self.spec.out_static[i] if i in self.spec.out_static

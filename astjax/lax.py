@@ -280,4 +280,91 @@ cumsum, cumprod, cummax, cummin = (_cumulative(p) for p in ("cumsum", "cumprod",
                                                             "cummin"))
 
 
+# ---------------------------------------------------------------- collectives (named axes)
+def _names(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _over_axes(prim, x, axis_name, **params):
+    """prim over each named axis in turn, on every leaf of the pytree x."""
+    from .core.axes import axis_size
+    from .core.ir import Var
+    from .tree_util import tree_map
+
+    def one(leaf):
+        for name in _names(axis_name):
+            size = axis_size(name)
+            if prim == "psum" and not isinstance(leaf, Var):  # a constant: the same everywhere
+                leaf = leaf * size
+            elif prim in ("pmax", "pmin") and not isinstance(leaf, Var):
+                continue
+            else:
+                leaf = bind(prim, leaf, axis_name=name, mapped_size=size, **params)
+        return leaf
+    return tree_map(one, x)
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+    """The sum of x over the mapped axis (or axes) `axis_name`: the same in every example."""
+    _no_groups(axis_index_groups)
+    return _over_axes("psum", x, axis_name)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
+    _no_groups(axis_index_groups)
+    from .core.axes import axis_size
+    from .tree_util import tree_map
+    count = 1
+    for name in _names(axis_name):
+        count *= axis_size(name)
+    return tree_map(lambda s: s / count, psum(x, axis_name))
+
+
+def pmax(x, axis_name, *, axis_index_groups=None):
+    _no_groups(axis_index_groups)
+    return _over_axes("pmax", x, axis_name)
+
+
+def pmin(x, axis_name, *, axis_index_groups=None):
+    _no_groups(axis_index_groups)
+    return _over_axes("pmin", x, axis_name)
+
+
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
+    """Every example's x, stacked along a new axis `axis` (concatenated along it if tiled)."""
+    _no_groups(axis_index_groups)
+    from .core.axes import axis_size
+    from .tree_util import tree_map
+
+    def one(leaf):
+        leaf = _as_operand(leaf)
+        return bind("all_gather", leaf, axis_name=axis_name, mapped_size=axis_size(axis_name),
+                    axis=u.normalize_axis(axis, u.ndim(leaf) + (0 if tiled else 1)),
+                    tiled=bool(tiled))
+    return tree_map(one, x)
+
+
+def ppermute(x, axis_name, perm):
+    """Example `dst` receives example `src`'s x for each (src, dst) in perm; others get zeros."""
+    from .core.axes import axis_size
+    from .tree_util import tree_map
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    size = axis_size(axis_name)
+    return tree_map(lambda leaf: bind("ppermute", _as_operand(leaf), axis_name=axis_name,
+                                      mapped_size=size, perm=perm), x)
+
+
+def axis_index(axis_name):
+    """This example's position along the mapped axis `axis_name` (int32)."""
+    from .core.axes import axis_size
+    return bind("axis_index", axis_name=axis_name, mapped_size=axis_size(axis_name))
+
+
+def _no_groups(groups):
+    if groups is not None:
+        from .errors import TransformError
+        raise TransformError("axis_index_groups is not supported yet",
+                             hint="split the axis with a nested pmap/vmap instead")
+
+
 from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401

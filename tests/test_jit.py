@@ -146,3 +146,17 @@ def test_the_fast_path_notices_a_changed_global(monkeypatch):
     np.testing.assert_array_equal(f(x), x * 2.0 + np.arange(3.0))  # served by the fast path
     monkeypatch.setattr(case, "SCALE", 10.0)
     np.testing.assert_array_equal(f(x), x * 10.0 + np.arange(3.0))
+
+
+def test_operators_work_when_only_astjax_is_imported(tmp_path):
+    """`import astjax` alone (no astjax.numpy in the program) still gives arrays their
+    operators while a function is compiled."""
+    import subprocess
+    import sys
+    program = tmp_path / "only_astjax.py"
+    program.write_text("import numpy as np\nimport astjax\n\n\ndef f(x):\n    return x ** 2 + 1\n\n\n"
+                       "print(float(astjax.jit(f)(np.float64(3.0))))\n")
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "10.0"

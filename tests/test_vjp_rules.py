@@ -36,6 +36,12 @@ NOT_HERE = {
     "custom_jvp_call": "user-supplied rules (astjax.custom_jvp): not a table rule to check",
     "custom_vjp_call": "user-supplied rules (astjax.custom_vjp): not a table rule to check",
     "checkpoint": "test_grad.py (checkpoint inside a function, against jax.grad and FD)",
+    "psum": "collective: test_pmap.py (grad through psum and pmean against FD)",
+    "pmax": "collective: test_pmap.py",
+    "pmin": "collective: test_pmap.py",
+    "all_gather": "collective: test_pmap.py (grad through all_gather against FD)",
+    "ppermute": "collective: test_pmap.py (grad through ppermute against FD)",
+    "axis_index": "collective: no derivative (an integer)",
 }
 # Piecewise constant, or a non-float result: grad must give exactly zero (and FD agrees).
 ZERO_DERIVATIVE = {"sign", "floor", "ceil", "round", "floor_divide", "argmax", "argmin",

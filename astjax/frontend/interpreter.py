@@ -11,6 +11,7 @@ import types
 
 import libcst as cst
 
+from .. import numpy as _numpy  # noqa: F401  (its import gives Vars their operators, Var.ops)
 from ..core.bind import current_builder
 from ..core.ir import Var
 from ..errors import (AstjaxError, ConcretizationError, ImpurityError, SourceLoc,

@@ -82,11 +82,20 @@ def put(value, device=None):
     """A device buffer holding `value` (a NumPy array or scalar; a buffer passes through)."""
     if is_buffer(value):
         return value
-    jax_ = _jaxlib()[2]
-    device = device or _first_device()
     array = np.asarray(value)
-    return jax_.batched_device_put(_aval(array.shape, array.dtype), _sharding(device), [array],
-                                   [device], True, False, _COPY_DURING_CALL(), True)
+    return _jaxlib()[2].batched_device_put(_aval(array.shape, array.dtype),
+                                           _sharding(device or _first_device()), [array],
+                                           [device or _first_device()], True, False,
+                                           _COPY_DURING_CALL(), True)
+
+
+def put_array(array: np.ndarray, device):
+    """`put` of a NumPy array, without the checks (the call path of a compiled function).
+
+    On the CPU the buffer may alias the array (no copy): the caller must not let the array
+    change while a computation reading it runs (compiled functions wait for their results)."""
+    return _jaxlib()[2].batched_device_put(_aval(array.shape, array.dtype), _sharding(device),
+                                           [array], [device], True, False, _ZERO_COPY(), True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,6 +108,11 @@ def _COPY_DURING_CALL():
     return _jaxlib()[2].HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
+@functools.lru_cache(maxsize=None)
+def _ZERO_COPY():
+    return _jaxlib()[2].HostBufferSemantics.ZERO_COPY
+
+
 def is_buffer(value) -> bool:
     return type(value).__name__ == "ArrayImpl" and type(value).__module__.startswith("jaxlib")
 
@@ -108,12 +122,28 @@ def execute(executable, buffers: list) -> list:
     return executable.execute(buffers)
 
 
-def execute_replicated(executable, per_device: list) -> list:
-    """Run one replica per device: `per_device[d]` are replica d's buffers; the result is, per
-    output, the list of its per-replica buffers."""
-    arguments = [list(column) for column in zip(*per_device)]
+def execute_replicated(executable, per_device: list, chosen: list) -> list:
+    """Run one replica per device of `chosen`: `per_device[d]` are replica d's NumPy inputs,
+    each with a leading axis of 1 (so that together they are one array laid out over the
+    devices along axis 0, as jaxlib wants its inputs); the result is, per output, the list of
+    its per-replica buffers."""
+    jax_ = _jaxlib()[2]
+    sharding = _over_devices(tuple(chosen))
+    arguments = []
+    for column in zip(*per_device):
+        shards = [np.array(x, copy=True) for x in column]  # (jaxlib fails on one array twice)
+        shape = (len(shards) * shards[0].shape[0],) + shards[0].shape[1:]
+        arguments.append(jax_.batched_device_put(_aval(shape, shards[0].dtype), sharding, shards,
+                                                 list(chosen), True, False, _COPY_DURING_CALL(),
+                                                 True))
     results = executable.execute_sharded(arguments)
     return results.disassemble_into_single_device_arrays()
+
+
+@functools.lru_cache(maxsize=None)
+def _over_devices(chosen: tuple):
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    return NamedSharding(Mesh(np.array(chosen), ("replicas",)), PartitionSpec("replicas"))
 
 
 def block_until_ready(buffer):

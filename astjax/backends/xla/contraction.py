@@ -4,7 +4,7 @@ import numpy as np
 
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
-from .emit import LOWER, i64_array
+from .emit import LOWER
 
 
 def dot_general(body, a, b, contracting, batch, dtype):
@@ -12,12 +12,25 @@ def dot_general(body, a, b, contracting, batch, dtype):
     a, b = body.convert(a, dtype), body.convert(b, dtype)
     shape = ([a.shape[i] for i in lb] + [d for i, d in enumerate(a.shape) if i not in lc + lb]
              + [d for j, d in enumerate(b.shape) if j not in rc + rb])
+    if not lc:  # an outer product (per batch): broadcasts and a multiply, not a matmul
+        return _outer(body, a, b, lb, rb, shape)
     numbers = (f"#stablehlo.dot<lhs_batching_dimensions = [{', '.join(map(str, lb))}], "
                f"rhs_batching_dimensions = [{', '.join(map(str, rb))}], "
                f"lhs_contracting_dimensions = [{', '.join(map(str, lc))}], "
                f"rhs_contracting_dimensions = [{', '.join(map(str, rc))}]>")
     return body.op1("stablehlo.dot_general", [a, b], shape, dtype,
                     f"dot_dimension_numbers = {numbers}", hint="dot")
+
+
+def _outer(body, a, b, lb, rb, shape):
+    a_free = [i for i in range(a.ndim) if i not in lb]
+    b_free = [j for j in range(b.ndim) if j not in rb]
+    a = body.transpose(a, list(lb) + a_free)
+    b = body.transpose(b, list(rb) + b_free)
+    nb, na = len(lb), len(a_free)
+    a = body.broadcast_in_dim(a, shape, range(nb + na))
+    b = body.broadcast_in_dim(b, shape, list(range(nb)) + list(range(nb + na, len(shape))))
+    return body.binary("stablehlo.multiply", a, b)
 
 
 @LOWER.register("dot_general")
@@ -50,9 +63,7 @@ def _einsum(body, eqn, *operands):
         later = set(output) | {lab for labs, _ in labelled[k + 1:] for lab in labs}
         labels, x = _contract(body, (labels, x), labelled[k], later, out.dtype)
     labels, x = _sum_out(body, labels, x, set(output))
-    x = body.op1("stablehlo.transpose", [x], [x.shape[labels.index(lab)] for lab in output],
-                 x.dtype, f"permutation = {i64_array([labels.index(lab) for lab in output])}")
-    return [x]
+    return [body.transpose(x, [labels.index(lab) for lab in output])]
 
 
 def _tidy(body, labels, x, sizes, output, labelled, k):

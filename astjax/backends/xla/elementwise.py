@@ -3,6 +3,7 @@ meaning built from a few where it differs (remainder, floor division, logaddexp)
 import numpy as np
 
 from astjax.core.avals import result_dtype
+from astjax.core.ir import Lit
 
 from .emit import LOWER
 
@@ -19,7 +20,7 @@ ONE_OPERATION = {
     "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma", "digamma": "chlo.digamma",
     "bitwise_not": "stablehlo.not",
     "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
-    "div": "stablehlo.divide", "pow": "stablehlo.power", "max": "stablehlo.maximum",
+    "div": "stablehlo.divide", "max": "stablehlo.maximum",
     "min": "stablehlo.minimum", "atan2": "stablehlo.atan2", "polygamma": "chlo.polygamma",
     "bitwise_and": "stablehlo.and", "bitwise_or": "stablehlo.or", "bitwise_xor": "stablehlo.xor",
     "shift_left": "stablehlo.shift_left", "shift_right_logical": "stablehlo.shift_right_logical",
@@ -165,3 +166,27 @@ def _logaddexp(body, eqn, a, b):
         "stablehlo.exponential", body.unary("stablehlo.negate", body.unary("stablehlo.abs", delta))))
     return [body.select(body.compare(delta, delta, "NE"), body.binary("stablehlo.add", a, b),
                         body.binary("stablehlo.add", top, tail))]
+
+
+@LOWER.register("pow")
+def _pow(body, eqn, x, y):
+    """x ** n for a literal integer n (|n| <= 16) by repeated squaring, as JAX's integer_pow:
+    a few multiplies instead of a call to pow."""
+    exponent = eqn.ins[1].value if isinstance(eqn.ins[1], Lit) else None
+    x, y = _operands(body, eqn, [x, y])
+    if exponent is None or np.ndim(exponent) != 0 or float(exponent) != int(exponent) \
+            or abs(int(exponent)) > 16 or x.dtype.kind not in "fc":
+        return [body.binary("stablehlo.power", x, y)]
+    n = abs(int(exponent))
+    result, square = None, x
+    while n:
+        if n & 1:
+            result = square if result is None else body.binary("stablehlo.multiply", result, square)
+        n >>= 1
+        if n:
+            square = body.binary("stablehlo.multiply", square, square)
+    if result is None:
+        result = body.constant(1, x.dtype, x.shape)
+    if int(exponent) < 0:
+        result = body.binary("stablehlo.divide", body.constant(1, x.dtype, x.shape), result)
+    return [result]

@@ -105,6 +105,7 @@ class Body:
         self.scalars: dict = parent.scalars if parent else {}  # constant's name -> its value
         self.tapes = parent.tapes if parent else None          # the module's Tapes
         self.effects: list = parent.effects if parent else []  # (format, values) to print
+        self.replicas = parent.replicas if parent else None   # (pmap's axis name, replicas)
         self.env: dict = {}
         self.loc = parent.loc if parent else None
 
@@ -217,6 +218,13 @@ class Body:
     def select(self, pred: Value, a: Value, b: Value) -> Value:
         return self.op1("stablehlo.select", [pred, a, b], a.shape, a.dtype)
 
+    def transpose(self, value: Value, permutation) -> Value:
+        permutation = [int(p) for p in permutation]
+        if permutation == list(range(value.ndim)):
+            return value
+        return self.op1("stablehlo.transpose", [value], [value.shape[p] for p in permutation],
+                        value.dtype, f"permutation = {i64_array(permutation)}")
+
     def reshape(self, value: Value, shape) -> Value:
         shape = tuple(int(d) for d in shape)
         if value.shape == shape:
@@ -296,11 +304,13 @@ class Layout:
     num_counts: int
 
 
-def module_text(func: Func, num_replicas: int = 1, capacity: int = 64) -> tuple:
-    """(the StableHLO module computing `func`, its result Layout); its entry is `main`."""
+def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name=None) -> tuple:
+    """(the StableHLO module computing `func`, its result Layout); its entry is `main`. With
+    `axis_name`, one replica of `num_replicas` runs per example of pmap's axis of that name."""
     namer = Namer()
     body = Body(namer, "    ")
     body.tapes = Tapes(capacity, [])
+    body.replicas = (axis_name, num_replicas) if axis_name is not None else None
     params = [Value("%" + namer.fresh(v.hint or "arg"), tuple(v.aval.shape), v.aval.dtype)
               for v in func.params]
     body.loc = func.loc

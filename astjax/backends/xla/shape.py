@@ -19,9 +19,7 @@ def _reshape(body, eqn, x):
 
 @LOWER.register("transpose")
 def _transpose(body, eqn, x):
-    out = _out(eqn)
-    return [body.op1("stablehlo.transpose", [x], out.shape, x.dtype,
-                     f"permutation = {i64_array(eqn.params['permutation'])}")]
+    return [body.transpose(x, eqn.params["permutation"])]
 
 
 @LOWER.register("rev")

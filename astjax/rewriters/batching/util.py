@@ -9,12 +9,33 @@ The table `BATCH` holds one rule per primitive (`BATCH.register(name)`), with th
 (always first) and None when it is the same for every example. Rules emit table primitives
 with `bind`, so their output is ordinary core form that every other transformation handles.
 """
+import contextlib
+import threading
+
 import numpy as np
 
 from astjax.core.bind import aval, bind
 from astjax.core.primitives import RuleTable
 
 BATCH = RuleTable("batch", "rule(args, dims, *, axis_size, **params) -> (out, out_dim)")
+
+
+_axis = threading.local()
+
+
+def current_axis_name():
+    """The name of the axis being batched (vmap's axis_name), None if it has none."""
+    return getattr(_axis, "name", None)
+
+
+@contextlib.contextmanager
+def batching_axis(name):
+    """While batching over an axis called `name` (nested bodies inherit it)."""
+    outer, _axis.name = current_axis_name(), name
+    try:
+        yield
+    finally:
+        _axis.name = outer
 
 
 def moveaxis(x, src: int, dst: int):

@@ -15,7 +15,7 @@ from astjax.core.ir import Eqn, Func, Lit, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
-from .util import BATCH
+from .util import BATCH, current_axis_name
 from .util import batched as to_batched
 
 
@@ -54,6 +54,14 @@ def _read(env, atom) -> tuple:
     return atom, None
 
 
+def _names_this_axis(eqn: Eqn) -> bool:
+    """A collective over the axis being batched: it depends on the batch even when its operand
+    does not (psum(1, axis) is the axis' size)."""
+    name = current_axis_name()
+    return (name is not None and primitives.get(eqn.prim).kind == "collective"
+            and eqn.params.get("axis_name") == name)
+
+
 def _missing(x) -> bool:
     return not isinstance(x, (Var, Lit)) and type(x).__name__ == "Missing"
 
@@ -61,7 +69,7 @@ def _missing(x) -> bool:
 def _batch_eqn(eqn: Eqn, env: dict, axis_size: int, builder: Builder) -> None:
     ins, dims = zip(*[_read(env, a) for a in eqn.ins]) if eqn.ins else ((), ())
     builder.loc, builder.note = eqn.loc, eqn.note
-    if all(d is None for d in dims):  # independent of the example: computed once
+    if all(d is None for d in dims) and not _names_this_axis(eqn):  # the same for every example
         builder.eqns.append(Eqn(eqn.outs, eqn.prim, list(ins), eqn.params, eqn.loc, eqn.note))
         env.update({o.id: (o, None) for o in eqn.outs})
         return

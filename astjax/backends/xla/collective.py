@@ -1,0 +1,63 @@
+"""Collectives as cross-replica operations: under pmap on XLA each example of the mapped axis
+is one replica (one device), so psum is an `all_reduce` over all replicas, all_gather an
+`all_gather`, ppermute a `collective_permute`, axis_index the `replica_id`. A collective over
+any other axis was batched away before this point; one that is left names no pmap."""
+import numpy as np
+
+from astjax.errors import TransformError
+
+from .emit import LOWER
+
+COMBINE = {"psum": "stablehlo.add", "pmax": "stablehlo.maximum", "pmin": "stablehlo.minimum"}
+
+
+def _groups(body, eqn) -> str:
+    """The replica groups attribute: every replica, when the collective names the pmap axis."""
+    replicas = body.replicas
+    if replicas is None or replicas[0] != eqn.params["axis_name"]:
+        raise TransformError(f"lax.{eqn.prim} over the axis {eqn.params['axis_name']!r} is "
+                             "outside every map that names it", eqn.loc,
+                             hint="call it inside pmap(f, axis_name=...) with that name")
+    n = replicas[1]
+    return f"replica_groups = dense<[[{', '.join(map(str, range(n)))}]]> : tensor<1x{n}xi64>"
+
+
+def _all_reduce(prim):
+    def lower(body, eqn, x):
+        groups = _groups(body, eqn)
+        region = body.region([(x.dtype, ())] * 2)
+        region.ret([region.binary(COMBINE[prim], region.args[0], region.args[1])])
+        return body.op("stablehlo.all_reduce", [x], [(x.shape, x.dtype)], groups,
+                       [region.text()], hint=prim)
+    return lower
+
+
+for _prim in COMBINE:
+    LOWER.set(_prim, _all_reduce(_prim))
+
+
+@LOWER.register("all_gather")
+def _all_gather(body, eqn, x):
+    groups, p = _groups(body, eqn), eqn.params
+    out = eqn.outs[0].aval
+    if not p["tiled"]:  # stacked: gather along a new axis of size 1
+        x = body.reshape(x, x.shape[:p["axis"]] + (1,) + x.shape[p["axis"]:])
+    return [body.op1("stablehlo.all_gather", [x], out.shape, x.dtype,
+                     f"all_gather_dim = {p['axis']} : i64, {groups}", hint="all_gather")]
+
+
+@LOWER.register("ppermute")
+def _ppermute(body, eqn, x):
+    _groups(body, eqn)
+    pairs = eqn.params["perm"]
+    text = ", ".join(f"[{s}, {d}]" for s, d in pairs)
+    return [body.op1("stablehlo.collective_permute", [x], x.shape, x.dtype,
+                     f"source_target_pairs = dense<[{text}]> : tensor<{len(pairs)}x2xi64>",
+                     hint="ppermute")]
+
+
+@LOWER.register("axis_index")
+def _axis_index(body, eqn):
+    _groups(body, eqn)
+    replica = body.op1("stablehlo.replica_id", [], (), np.uint32, hint="replica")
+    return [body.convert(replica, np.int32)]

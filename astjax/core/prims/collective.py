@@ -1,0 +1,47 @@
+"""Collectives over a named mapped axis: psum, pmax, pmin, all_gather, ppermute, axis_index.
+
+Each carries `axis_name` and `mapped_size`, that axis' size (known while the mapped function is
+compiled, see `core/axes.py`). They mean something only inside a map that names their axis: batching over
+that axis (vmap, and pmap on the NumPy and Numba backends) rewrites them into reductions over
+the batch; the XLA backend lowers them to cross-replica operations. Run on their own they are
+an error.
+"""
+import numpy as np
+
+from ...errors import TransformError
+from ..avals import AVal
+from ..primitives import define
+
+
+def _outside(name):
+    def impl(*operands, axis_name, **_):
+        raise TransformError(f"lax.{name} over the axis {axis_name!r} ran outside a map that "
+                             "names it", hint="call it inside pmap or vmap with that axis_name")
+    return impl
+
+
+def _same(a, **_):
+    return a.strong()
+
+
+for _name in ("psum", "pmax", "pmin"):
+    define(_name, _outside(_name), _same, kind="collective")
+
+
+def _all_gather_abstract(a, *, axis_name, mapped_size, axis, tiled):
+    shape = list(a.shape)
+    if tiled:
+        shape[axis] = shape[axis] * mapped_size
+    else:
+        shape.insert(axis, mapped_size)
+    return AVal(tuple(shape), a.dtype)
+
+
+# all_gather(x, axis_name=, mapped_size=, axis=k, tiled=False): every example's x, stacked at k
+define("all_gather", _outside("all_gather"), _all_gather_abstract, kind="collective")
+# ppermute(x, perm=((src, dst), ...)): example dst gets src's x; examples no pair names get 0
+define("ppermute", _outside("ppermute"), _same, kind="collective")
+# axis_index(): this example's position along the axis (int32)
+define("axis_index", _outside("axis_index"),
+       lambda *, axis_name, mapped_size: AVal((), np.dtype(np.int32)),
+       kind="collective")

@@ -1,0 +1,36 @@
+"""Devices: the XLA backend's (host CPU devices, more with
+`XLA_FLAGS=--xla_force_host_platform_device_count=N`), and helpers that JAX programs call on
+arrays. The NumPy and Numba backends compute on the host, in the caller's arrays."""
+import numpy as np
+
+from .core.array import as_array
+from .tree_util import tree_map
+
+
+def devices(backend=None) -> list:
+    """The XLA devices (jaxlib's CPU devices)."""
+    from .backends.xla import client
+    return client.devices()
+
+
+def local_devices(backend=None) -> list:
+    return devices(backend)
+
+
+def device_count(backend=None) -> int:
+    return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    return device_count(backend)
+
+
+def device_put(x, device=None):
+    """x as astjax arrays (host arrays: every backend reads them without a copy)."""
+    return tree_map(lambda leaf: as_array(np.asarray(leaf)), x)
+
+
+def block_until_ready(x):
+    """x, once every array in it is computed (astjax's results are, when returned)."""
+    return tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")
+                    else leaf, x)

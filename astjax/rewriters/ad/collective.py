@@ -1,0 +1,64 @@
+"""Derivatives of the collectives, as JAX defines them under pmap: psum, all_gather and
+ppermute are linear (psum's transpose is psum: every example's cotangent reaches every
+example; all_gather's is psum then each example's own slice; ppermute's is the inverse
+permutation); pmax/pmin pass the cotangent to the examples attaining the extremum, shared among
+ties; axis_index has none."""
+import numpy as np
+
+from astjax.core.bind import bind
+
+from .rules import VJP, linear, no_derivative, tangent_rule
+from .util import aval
+
+linear("psum")
+linear("all_gather")
+linear("ppermute")
+no_derivative("axis_index")
+
+
+@VJP.register("psum")
+def _psum(ct, x, out, **params):
+    return [bind("psum", ct, **params)]
+
+
+@VJP.register("all_gather")
+def _all_gather(ct, x, out, *, axis_name, mapped_size, axis, tiled):
+    total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size)
+    index = bind("axis_index", axis_name=axis_name, mapped_size=mapped_size)
+    shape = aval(x).shape
+    piece = 1 if not tiled else shape[axis]
+    starts = [0] * len(aval(total).shape)
+    starts[axis] = bind("mul", index, np.int32(piece))
+    sizes = list(aval(total).shape)
+    sizes[axis] = piece
+    taken = bind("dynamic_slice", total, *starts, slice_sizes=tuple(sizes))
+    return [taken if tiled else bind("reshape", taken, new_sizes=tuple(shape))]
+
+
+@VJP.register("ppermute")
+def _ppermute(ct, x, out, *, axis_name, mapped_size, perm):
+    inverse = tuple((dst, src) for src, dst in perm)
+    return [bind("ppermute", ct, axis_name=axis_name, mapped_size=mapped_size, perm=inverse)]
+
+
+def _hits(x, out, axis_name, mapped_size):
+    """1 where this example attains the extremum, divided by how many do."""
+    hit = bind("convert", bind("eq", x, out), dtype=aval(x).dtype.name)
+    return bind("div", hit, bind("psum", hit, axis_name=axis_name, mapped_size=mapped_size))
+
+
+def _extremum_vjp(ct, x, out, *, axis_name, mapped_size):
+    return [bind("mul", ct, _hits(x, out, axis_name, mapped_size))]
+
+
+VJP.register("pmax")(_extremum_vjp)
+VJP.register("pmin")(_extremum_vjp)
+
+
+@tangent_rule("pmax", "pmin")
+def _extremum_jvp(primals, tangents, out, *, axis_name, mapped_size):
+    (x,), (t,) = primals, tangents
+    if t is None:
+        return None
+    share = bind("mul", t, _hits(x, out, axis_name, mapped_size))
+    return bind("psum", share, axis_name=axis_name, mapped_size=mapped_size)
