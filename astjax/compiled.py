@@ -12,6 +12,7 @@ import functools
 import inspect
 import logging
 import os
+import threading
 import types
 
 import numpy as np
@@ -64,6 +65,7 @@ class JitFunction:
         self._cache: dict = {}
         self._fast: dict = {}  # (shape, dtype) per argument -> entry, for calls on plain arrays
         self._signature = None
+        self._lock = threading.RLock()  # one thread compiles a signature; the others wait
         self.last = None
         functools.update_wrapper(self, fun, updated=())
 
@@ -94,13 +96,14 @@ class JitFunction:
         symbolic = shape_polymorphism()
         key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
                _static_key(bound, static))
-        entries = self._cache.setdefault(key, [])
-        entry, reason = _choose(entries, leaves)
-        if reason is not None:
-            name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
-            log.info("compiling %s (%s): %s", name, _describe(key, leaves), reason)
-            entry = Compiled(self.fun, bound, static, self.backend, symbolic)
-            entries.insert(0, entry)
+        with self._lock:
+            entries = self._cache.setdefault(key, [])
+            entry, reason = _choose(entries, leaves)
+            if reason is not None:
+                name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
+                log.info("compiling %s (%s): %s", name, _describe(key, leaves), reason)
+                entry = Compiled(self.fun, bound, static, self.backend, symbolic)
+                entries.insert(0, entry)
         self.last = entry
         return entry, leaves
 

@@ -7,6 +7,7 @@ goes through astjax's library, which records primitives. `if`/`while`/`for` on a
 become cond/while_loop/scan (see `pyflow.py`). Errors carry the user's file:line:col.
 """
 import operator
+import threading
 import types
 
 import libcst as cst
@@ -61,12 +62,19 @@ class Context:
         self.call_stack: list = []
 
 
-_ACTIVE: list = []
+_local = threading.local()  # each thread specialises on its own
+
+
+def _active() -> list:
+    if not hasattr(_local, "active"):
+        _local.active = []
+    return _local.active
 
 
 def active_interpreter():
-    """The interpreter of the specialisation under way, or a fresh one."""
-    return _ACTIVE[-1] if _ACTIVE else Interpreter()
+    """The interpreter of the specialisation under way (in this thread), or a fresh one."""
+    active = _active()
+    return active[-1] if active else Interpreter()
 
 
 def as_interpretable(fn):
@@ -82,11 +90,11 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         self.context = context or Context()
 
     def __enter__(self):
-        _ACTIVE.append(self)
+        _active().append(self)
         return self
 
     def __exit__(self, *exc):
-        _ACTIVE.pop()
+        _active().pop()
 
     # ------------------------------------------------------------ functions
     def user_function(self, fn) -> UserFunction:

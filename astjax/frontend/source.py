@@ -6,8 +6,9 @@ line, and for lambdas the column of the body, from `co_positions`). Files are re
 source at all (REPL, `exec` of a string) gets a `SourceUnavailableError`.
 """
 import hashlib
-from collections import ChainMap
 import linecache
+import threading
+from collections import ChainMap
 from dataclasses import dataclass, replace
 
 import libcst as cst
@@ -37,23 +38,27 @@ class ParsedFile:
 
 
 _FILES: dict = {}
+# One parse per file text, whichever thread asks first: nodes are dictionary keys everywhere
+# (positions, scopes, the caches below), so two parses of one text must never mix.
+_LOCK = threading.RLock()
 
 
 def parse_file(path: str) -> ParsedFile:
     """The parsed file at `path`, re-parsed only when its text changed."""
-    linecache.checkcache(path)
-    text = "".join(linecache.getlines(path))
-    if not text:
-        raise SourceUnavailableError(
-            f"no source for {path}: astjax compiles functions from their source file",
-            hint="define the function in a .py file (or a notebook cell) instead of exec/REPL")
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    cached = _FILES.get(path)
-    if cached is not None and cached.digest == digest:
-        return cached
-    parsed = _parse(path, text, digest)
-    _FILES[path] = parsed
-    return parsed
+    with _LOCK:
+        linecache.checkcache(path)
+        text = "".join(linecache.getlines(path))
+        if not text:
+            raise SourceUnavailableError(
+                f"no source for {path}: astjax compiles functions from their source file",
+                hint="define the function in a .py file (or a notebook cell) instead of exec/REPL")
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        cached = _FILES.get(path)
+        if cached is not None and cached.digest == digest:
+            return cached
+        parsed = _parse(path, text, digest)
+        _FILES[path] = parsed
+        return parsed
 
 
 def parse_text(path: str, text: str) -> ParsedFile:
@@ -86,11 +91,12 @@ def function_source(fn) -> FunctionSource:
     parsed = parse_file(code.co_filename)
     key = (parsed.path, parsed.digest, fn.__name__, code.co_firstlineno,
            next((p for p in code.co_positions() if p[0] is not None and p[3]), None))
-    node = _NODES.get(key)
-    if node is None:
-        node = _find_lambda(parsed, code) if fn.__name__ == "<lambda>" else \
-            _find_def(parsed, code, fn.__name__)
-        _NODES[key] = node
+    with _LOCK:
+        node = _NODES.get(key)
+        if node is None or parsed.positions.get(node) is None:  # (of an older parse)
+            node = _find_lambda(parsed, code) if fn.__name__ == "<lambda>" else \
+                _find_def(parsed, code, fn.__name__)
+            _NODES[key] = node
     if node is None:
         raise SourceUnavailableError(
             f"cannot find the source of {fn.__qualname__} in {code.co_filename}",
@@ -138,10 +144,11 @@ def rewritten(source: FunctionSource) -> FunctionSource:
     if not isinstance(source.node, cst.FunctionDef):
         return source
     key = (source.file.path, source.file.digest, source.file.positions[source.node].start.line)
-    cached = _REWRITTEN.get(key)
-    if cached is None:
-        cached = _REWRITTEN[key] = _rewrite(source)
-    return cached
+    with _LOCK:
+        cached = _REWRITTEN.get(key)
+        if cached is None:
+            cached = _REWRITTEN[key] = _rewrite(source)
+        return cached
 
 
 _REWRITTEN: dict = {}

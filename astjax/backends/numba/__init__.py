@@ -70,6 +70,19 @@ def _single_threaded_blas() -> None:
 
 _single_threaded_blas()
 
+
+def _fork_safe_threads() -> None:
+    """Parallel loops run on TBB when it is installed (a dependency): it is safe with threads
+    and with `fork` (GNU OpenMP, Numba's usual choice on Linux, kills a child forked after a
+    parallel loop, as `multiprocessing` does). OpenMP, then the workqueue, are the fallbacks.
+    A layer the user chose (NUMBA_THREADING_LAYER...) wins."""
+    if "NUMBA_THREADING_LAYER" in os.environ or "NUMBA_THREADING_LAYER_PRIORITY" in os.environ:
+        return
+    numba.config.THREADING_LAYER_PRIORITY = ["tbb", "omp", "workqueue"]
+
+
+_fork_safe_threads()
+
 # Generated code reads array sizes from its arguments (`x_dim0 = x.shape[0]`): one compiled
 # kernel serves every length. A decision the emitter takes on a size (a small value unrolled
 # into scalars, a matrix product small enough to inline) is recorded as a fact of the entry.
@@ -97,14 +110,25 @@ def missing() -> list:
 
 
 def check_lowerings(func: Func) -> None:
-    """Refuse, before generating anything, a function using a primitive Numba cannot run."""
+    """Refuse, before generating anything, a function using a primitive Numba cannot run or a
+    dtype it has no arithmetic for (float16)."""
+    _no_half_floats(func.params, func.loc)
     for eqn in func.eqns:
         if not emit.has_lowering(eqn.prim):
             raise TransformError(
                 f"the numba backend has no lowering for lax.{eqn.prim}", loc=eqn.loc,
                 hint='compile this function with jit(..., backend="numpy")')
+        _no_half_floats(eqn.outs, eqn.loc)
         for sub in compiled_sub_funcs(eqn):
             check_lowerings(sub)
+
+
+def _no_half_floats(values, loc) -> None:
+    for v in values:
+        if getattr(v, "aval", None) is not None and v.aval.dtype == np.float16:
+            raise TransformError("the numba backend has no float16 arithmetic", loc=loc,
+                                 hint="convert to float32 first (x.astype(jnp.float32)), or use "
+                                      'backend="xla" or "numpy"')
 
 
 def compiled_sub_funcs(eqn):

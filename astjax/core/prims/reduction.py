@@ -6,9 +6,30 @@ primitive is applied.
 """
 import numpy as np
 
+from ...errors import ShapeError
 from ..avals import AVal
 from ..primitives import define
 from .util import rule_from_impl
+
+NO_IDENTITY = {"reduce_max": "maximum", "reduce_min": "minimum", "argmax": "argmax",
+               "argmin": "argmin"}
+
+
+def _needs_elements(name, abstract):
+    """Extrema of nothing are undefined: NumPy raises, and so does compilation (instead of
+    returning whatever memory or identity a backend would give). Sizes of 0 are always
+    concrete (a symbolic size is at least 2)."""
+    def checked(a, **params):
+        axes = params["axes"] if "axes" in params else (params["axis"],)
+        if any(isinstance(a.shape[i], int) and a.shape[i] == 0 for i in axes):
+            what = NO_IDENTITY[name]
+            raise ShapeError(f"zero-size array to reduction operation {what} which has no "
+                             "identity" if what in ("maximum", "minimum") else
+                             f"attempt to get {what} of an empty sequence",
+                             hint="check the size first, or reduce with a where= mask "
+                                  "(jnp.where(mask, x, -jnp.inf).max())")
+        return abstract(a, **params)
+    return checked
 
 
 def _reduced_shape(a, *, axes, **_):
@@ -21,7 +42,10 @@ REDUCTIONS = {
 }
 for _name, _fn in REDUCTIONS.items():
     _impl = (lambda fn: lambda x, *, axes: fn(x, axis=tuple(axes)))(_fn)
-    define(_name, _impl, rule_from_impl(_impl, _reduced_shape), kind="reduction")
+    _abstract = rule_from_impl(_impl, _reduced_shape)
+    if _name in NO_IDENTITY:
+        _abstract = _needs_elements(_name, _abstract)
+    define(_name, _impl, _abstract, kind="reduction")
 
 
 def _arg_impl(fn):
@@ -30,8 +54,8 @@ def _arg_impl(fn):
 
 for _name, _fn in {"argmax": np.argmax, "argmin": np.argmin}.items():
     define(_name, _arg_impl(_fn),
-           lambda a, *, axis, index_dtype: AVal(tuple(_reduced_shape(a, axes=(axis,))),
-                                                np.dtype(index_dtype)),
+           _needs_elements(_name, lambda a, *, axis, index_dtype: AVal(
+               tuple(_reduced_shape(a, axes=(axis,))), np.dtype(index_dtype))),
            kind="reduction")
 
 CUMULATIVE = {"cumsum": np.cumsum, "cumprod": np.cumprod,

@@ -1,0 +1,43 @@
+"""Functions for tests/test_reliability.py."""
+import astjax.numpy as jnp
+
+
+def largest(x):
+    return jnp.max(x)
+
+
+def where_largest(x):
+    return jnp.argmax(x)
+
+
+def row_smallest(x):
+    return jnp.min(x, axis=1)
+
+
+def column_largest(x):
+    return jnp.max(x, axis=0)
+
+
+def half_precision(x):
+    return jnp.sin(x) * 2
+
+
+WEIGHTS = jnp.arange(3.0)
+
+
+def lax(x):  # user names that generated code also uses
+    return x + 1
+
+
+def rt(x):
+    return x * 2
+
+
+def generated_names(x):
+    vecmath = x * 2
+    np = vecmath + WEIGHTS
+    rt_ = rt(np)
+    _c0 = lax(rt_) + 1.5
+    math = _c0 * WEIGHTS
+    numba = math + 1
+    return numba

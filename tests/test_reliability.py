@@ -1,0 +1,52 @@
+"""Inputs that used to give silent wrong answers: extrema of nothing (NumPy raises; Numba
+returned uninitialised memory, XLA the identity) and float16 on Numba."""
+import numpy as np
+import pytest
+
+import astjax
+import reliability_cases as cases
+from astjax.errors import AstjaxError, TransformError
+
+BACKENDS = ["numpy", "numba", "xla"]
+
+
+EMPTY = [(cases.largest, np.max, np.zeros(0)), (cases.where_largest, np.argmax, np.zeros(0)),
+         (cases.row_smallest, lambda x: np.min(x, axis=1), np.zeros((3, 0)))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fun, numpy_fun, x", EMPTY)
+def test_extrema_of_nothing_raise_as_numpy_does(backend, fun, numpy_fun, x):
+    with pytest.raises(ValueError):  # the oracle
+        numpy_fun(x)
+    with pytest.raises(AstjaxError) as info:
+        astjax.jit(fun, backend=backend)(x)
+    assert "reliability_cases.py:" in str(info.value)
+    assert "empty" in str(info.value) or "zero-size" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_extrema_over_a_nonempty_axis_of_an_empty_array_are_empty(backend):
+    out = astjax.jit(cases.column_largest, backend=backend)(np.zeros((3, 0)))
+    assert np.asarray(out).shape == (0,)
+
+
+def test_float16_on_numba_is_refused_with_the_line():
+    with pytest.raises(TransformError) as info:
+        astjax.jit(cases.half_precision, backend="numba")(np.ones(3, np.float16))
+    assert "float16" in str(info.value) and "reliability_cases.py:" in str(info.value)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_float16_elsewhere_computes_in_float16(backend):
+    x = np.linspace(0, 1, 5).astype(np.float16)
+    out = astjax.jit(cases.half_precision, backend=backend)(x)
+    assert np.asarray(out).dtype == np.float16
+    np.testing.assert_allclose(np.asarray(out, np.float64), np.sin(x) * 2, rtol=2e-3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_user_names_never_collide_with_generated_ones(backend):
+    x = np.ones(3)
+    want = ((x * 2 + np.arange(3.0)) * 2 + 1 + 1.5) * np.arange(3.0) + 1
+    np.testing.assert_allclose(astjax.jit(cases.generated_names, backend=backend)(x), want)
