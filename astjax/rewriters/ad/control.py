@@ -99,8 +99,10 @@ def _only_bars(vjp: Func, n_outs: int) -> Func:
 
 def _branches_vjp(cts, selector, *ops, out, branches):
     wrt = [differentiable(o) for o in ops]
-    bars_of = [_only_bars(vjp_func(b, wrt, f"{b.name}_vjp"), len(b.outs)) for b in branches]
-    diff_cts = [c for c, v in zip(cts, out) if differentiable(v)]
+    out_avals = [v.aval if differentiable(v) else None for v in out]
+    bars_of = [_only_bars(vjp_func(b, wrt, f"{b.name}_vjp", out_avals), len(b.outs))
+               for b in branches]
+    diff_cts = [c if c is not None else zeros_like(v) for c, v in zip(cts, out) if differentiable(v)]
     bars = iter(bind("cond" if len(branches) == 2 else "switch",
                      selector, *ops, *diff_cts, branches=tuple(bars_of)))
     return [None] + [next(bars) if w else None for w in wrt]

@@ -1,0 +1,134 @@
+"""astjax.random's samplers against JAX 0.10.2: randint, bernoulli, rademacher, permutation and
+choice bit for bit; samplers that apply one function to uniforms to float tolerance; rejection
+samplers (gamma, beta, dirichlet, poisson) in distribution (Kolmogorov-Smirnov against SciPy,
+and moments)."""
+import numpy as np
+import pytest
+from scipy import stats
+
+import astjax
+from astjax import random
+
+jax = pytest.importorskip("jax")
+jrandom = jax.random
+
+SEEDS = [0, 7, 2 ** 31 - 1]
+
+
+def keys(seed):
+    return random.PRNGKey(seed), jrandom.PRNGKey(seed)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("shape, lo, hi, dtype", [
+    ((5,), 0, 10, np.int32), ((3, 4), -7, 1000, np.int32), ((64,), 0, 256, np.uint8),
+    ((9,), -128, 127, np.int8), ((4,), 5, 5, np.int32), ((6,), 3, -2, np.int16),
+    ((8,), 0, 2 ** 31 - 1, np.int32), ((2, 3), 0, 2 ** 16, np.uint16)])
+def test_randint_is_jax_bit_for_bit(seed, shape, lo, hi, dtype):
+    key, jkey = keys(seed)
+    got = random.randint(key, shape, lo, hi, dtype)
+    want = np.asarray(jrandom.randint(jkey, shape, lo, hi, dtype))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bernoulli_rademacher_permutation_choice_are_jax_bit_for_bit(seed):
+    key, jkey = keys(seed)
+    same = np.testing.assert_array_equal
+    p = np.array([0.1, 0.5, 0.9, 0.3], np.float32)
+    same(random.bernoulli(key, p), np.asarray(jrandom.bernoulli(jkey, p)))
+    same(random.bernoulli(key, 0.3, (3, 5)), np.asarray(jrandom.bernoulli(jkey, 0.3, (3, 5))))
+    same(random.rademacher(key, (7,), np.int32), np.asarray(jrandom.rademacher(jkey, (7,), np.int32)))
+    same(random.permutation(key, 10), np.asarray(jrandom.permutation(jkey, 10)))
+    x = np.arange(12.0).reshape(3, 4)
+    same(random.permutation(key, x, axis=1), np.asarray(jrandom.permutation(jkey, x, axis=1)))
+    same(random.permutation(key, x, axis=0, independent=True),
+         np.asarray(jrandom.permutation(jkey, x, axis=0, independent=True)))
+    same(random.choice(key, 10, (4,)), np.asarray(jrandom.choice(jkey, 10, (4,))))
+    same(random.choice(key, x, (2,), replace=False, axis=1),
+         np.asarray(jrandom.choice(jkey, x, (2,), replace=False, axis=1)))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("name, args", [
+    ("exponential", ((1000,),)), ("gumbel", ((1000,),)), ("laplace", ((1000,),)),
+    ("logistic", ((1000,),)), ("cauchy", ((1000,),)), ("normal", ((1000,),)),
+    ("truncated_normal", (-1.5, 0.5, (1000,)))])
+def test_transformed_uniforms_agree_with_jax(seed, name, args):
+    key, jkey = keys(seed)
+    got = getattr(random, name)(key, *args, dtype=np.float32)
+    want = np.asarray(getattr(jrandom, name)(jkey, *args, dtype=np.float32))
+    assert got.dtype == np.float32 and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_categorical_multivariate_normal_orthogonal_agree_with_jax(seed):
+    key, jkey = keys(seed)
+    logits = np.log(np.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]], np.float32))
+    got = random.categorical(key, logits, shape=(100, 2))
+    want = np.asarray(jrandom.categorical(jkey, logits, shape=(100, 2)))
+    assert np.mean(got == want) > 0.99
+    mean = np.array([1.0, -1.0, 0.5], np.float32)
+    a = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]], np.float32)
+    np.testing.assert_allclose(random.multivariate_normal(key, mean, a, (50,), np.float32),
+                               np.asarray(jrandom.multivariate_normal(jkey, mean, a, (50,),
+                                                                      np.float32)),
+                               rtol=1e-4, atol=1e-4)
+    q = random.orthogonal(key, 4, (2,), np.float32)
+    np.testing.assert_allclose(q, np.asarray(jrandom.orthogonal(jkey, 4, (2,), np.float32)),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.einsum("bij,bkj->bik", q, q), np.broadcast_to(np.eye(4), (2, 4, 4)),
+                               atol=1e-5)
+
+
+N = 20000
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0, 2.5, 40.0])
+def test_gamma_in_distribution(alpha):
+    sample = np.asarray(random.gamma(random.PRNGKey(3), alpha, (N,), np.float64))
+    assert stats.kstest(sample, stats.gamma(alpha).cdf).pvalue > 1e-3
+
+
+def test_beta_and_dirichlet_in_distribution():
+    sample = np.asarray(random.beta(random.PRNGKey(4), 2.0, 5.0, (N,), np.float64))
+    assert stats.kstest(sample, stats.beta(2.0, 5.0).cdf).pvalue > 1e-3
+    alpha = np.array([1.0, 2.0, 3.0])
+    d = np.asarray(random.dirichlet(random.PRNGKey(5), alpha, (N,), np.float64))
+    np.testing.assert_allclose(d.sum(-1), 1.0, rtol=1e-12)
+    assert stats.kstest(d[:, 0], stats.beta(1.0, 5.0).cdf).pvalue > 1e-3  # a marginal
+
+
+@pytest.mark.parametrize("lam", [0.7, 4.0, 30.0, 500.0])
+def test_poisson_in_distribution(lam):
+    sample = np.asarray(random.poisson(random.PRNGKey(6), lam, (N,)))
+    assert sample.dtype.kind == "i"
+    assert abs(sample.mean() - lam) < 5 * np.sqrt(lam / N)
+    assert abs(sample.var() / lam - 1) < 0.08
+    # chi-square of the central counts against the Poisson pmf
+    low, high = stats.poisson(lam).ppf([0.01, 0.99]).astype(int)
+    values = np.arange(low, high + 1)
+    observed = np.array([(sample == v).sum() for v in values])
+    expected = stats.poisson(lam).pmf(values) * N
+    keep = expected > 5
+    chi2 = ((observed[keep] - expected[keep]) ** 2 / expected[keep]).sum()
+    assert stats.chi2(keep.sum() - 1).sf(chi2) > 1e-3
+
+
+def test_samplers_compile_and_batch_over_keys():
+    def draw(key):
+        return (random.randint(key, (3,), 0, 100), random.gamma(key, 2.0, (3,)),
+                random.permutation(key, 5), random.exponential(key, (3,)))
+    key = random.PRNGKey(11)
+    eager = draw(key)
+    for backend in ("numpy", "numba"):
+        compiled = astjax.jit(draw, backend=backend)(key)
+        for e, c in zip(eager, compiled):
+            np.testing.assert_allclose(np.asarray(c), np.asarray(e), rtol=1e-6)
+    keys_ = random.split(key, 4)
+    batched = astjax.jit(astjax.vmap(draw))(keys_)
+    for lane in range(4):
+        for b, e in zip(batched, draw(keys_[lane])):
+            np.testing.assert_allclose(np.asarray(b)[lane], np.asarray(e), rtol=1e-6)
