@@ -34,20 +34,27 @@ def test_randint_is_jax_bit_for_bit(seed, shape, lo, hi, dtype):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_bernoulli_rademacher_permutation_choice_are_jax_bit_for_bit(seed):
+    """Compared with JAX under astjax's dtype policy (x64 on: a Python 0.5 is float64, a
+    default integer int64), as JAX computes with that flag."""
     key, jkey = keys(seed)
     same = np.testing.assert_array_equal
     p = np.array([0.1, 0.5, 0.9, 0.3], np.float32)
-    same(random.bernoulli(key, p), np.asarray(jrandom.bernoulli(jkey, p)))
-    same(random.bernoulli(key, 0.3, (3, 5)), np.asarray(jrandom.bernoulli(jkey, 0.3, (3, 5))))
-    same(random.rademacher(key, (7,), np.int32), np.asarray(jrandom.rademacher(jkey, (7,), np.int32)))
-    same(random.permutation(key, 10), np.asarray(jrandom.permutation(jkey, 10)))
     x = np.arange(12.0).reshape(3, 4)
-    same(random.permutation(key, x, axis=1), np.asarray(jrandom.permutation(jkey, x, axis=1)))
-    same(random.permutation(key, x, axis=0, independent=True),
-         np.asarray(jrandom.permutation(jkey, x, axis=0, independent=True)))
-    same(random.choice(key, 10, (4,)), np.asarray(jrandom.choice(jkey, 10, (4,))))
-    same(random.choice(key, x, (2,), replace=False, axis=1),
-         np.asarray(jrandom.choice(jkey, x, (2,), replace=False, axis=1)))
+    with jax.enable_x64(astjax.config.x64_enabled()):
+        same(random.bernoulli(key, p), np.asarray(jrandom.bernoulli(jkey, p)))
+        same(random.bernoulli(key, 0.3, (3, 5)), np.asarray(jrandom.bernoulli(jkey, 0.3, (3, 5))))
+        same(random.rademacher(key, (7,), np.int32),
+             np.asarray(jrandom.rademacher(jkey, (7,), np.int32)))
+        same(random.permutation(key, 10), np.asarray(jrandom.permutation(jkey, 10)))
+        same(random.permutation(key, x, axis=1), np.asarray(jrandom.permutation(jkey, x, axis=1)))
+        same(random.permutation(key, x, axis=0, independent=True),
+             np.asarray(jrandom.permutation(jkey, x, axis=0, independent=True)))
+        same(random.choice(key, 10, (4,)), np.asarray(jrandom.choice(jkey, 10, (4,))))
+        same(random.choice(key, x, (2,), replace=False, axis=1),
+             np.asarray(jrandom.choice(jkey, x, (2,), replace=False, axis=1)))
+        got = random.choice(key, 5, (200,), p=np.array([0.1, 0.2, 0.3, 0.15, 0.25]))
+        want = np.asarray(jrandom.choice(jkey, 5, (200,), p=np.array([0.1, 0.2, 0.3, 0.15, 0.25])))
+        assert np.mean(got == want) > 0.99  # (cumulative sums may round differently)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
