@@ -13,6 +13,7 @@ import numpy as _np
 from . import _methods  # noqa: F401  (installs operators and methods of abstract arrays)
 from . import linalg  # noqa: F401
 from ._at import at  # noqa: F401
+from ._convolve import convolve, correlate  # noqa: F401
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full,  # noqa: F401
                         full_like, identity, linspace, logspace, ones, ones_like, tri, tril,
                         triu, zeros, zeros_like)

@@ -1,0 +1,45 @@
+"""conv_general_dilated: operands moved to canonical (N, C, D, H, W) / (O, I, KD, KH, KW)
+layouts (fewer spatial axes become leading size-1 ones) and convolved by the runtime's
+`conv5`, which reads dilation and padding as index arithmetic."""
+from .emit import LOWER, dims, dtype_text, tuple_text
+from .layout import out_aval
+
+
+def _canonical(fe, name, aval, spec, lines):
+    """`name` transposed to spec order and reshaped to 5-D."""
+    d = dims(name, aval)
+    shape = [d[spec[0]], d[spec[1]]] + ["1"] * (5 - aval.ndim) + [d[a] for a in spec[2:]]
+    view = fe.fresh(name + "_5d")
+    order = tuple_text([str(a) for a in spec])
+    lines.append(f"{view} = np.ascontiguousarray({name}.transpose({order}))"
+                 f".reshape({tuple_text(shape)})")
+    return view
+
+
+def _padded(values, fill):
+    return tuple_text([str(fill)] * (3 - len(values)) + [str(int(v)) for v in values])
+
+
+def lower_conv(fe, eqn, ins, outs):
+    p = eqn.params
+    lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
+    out = out_aval(eqn)
+    lines = []
+    x = _canonical(fe, ins[0], eqn.ins[0].aval, lhs_spec, lines)
+    w = _canonical(fe, ins[1], eqn.ins[1].aval, rhs_spec, lines)
+    od = dims(outs[0], out)
+    canonical = [od[a] for a in out_spec]
+    result = fe.fresh(outs[0] + "_5d")
+    shape5 = canonical[:2] + ["1"] * (5 - out.ndim) + canonical[2:]
+    lines.append(f"{result} = np.empty({tuple_text(shape5)}, {dtype_text(out.dtype)})")
+    lines.append(f"rt.conv5({x}, {w}, {result}, {_padded(p['window_strides'], 1)}, "
+                 f"{_padded([lo for lo, _ in p['padding']], 0)}, "
+                 f"{_padded(p['lhs_dilation'], 1)}, {_padded(p['rhs_dilation'], 1)}, "
+                 f"{p['feature_group_count']}, {p['batch_group_count']})")
+    back = [out_spec.index(j) for j in range(out.ndim)]
+    lines.append(f"{outs[0]} = np.ascontiguousarray({result}.reshape({tuple_text(canonical)})"
+                 f".transpose({tuple_text([str(j) for j in back])}))")
+    return lines
+
+
+LOWER.set("conv_general_dilated", lower_conv)
