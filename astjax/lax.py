@@ -4,6 +4,7 @@ Most are one primitive; where lax's meaning differs from NumPy's it is composed 
 `div`/`rem` on integers round toward zero (C semantics), `round` rounds half away from zero by
 default. Control flow (`cond`, `while_loop`, ...) lives in `astjax.control` and is re-exported.
 """
+import builtins
 import enum
 
 import numpy as np
@@ -242,13 +243,6 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     return out if preferred_element_type is None else jnp.astype(out, preferred_element_type)
 
 
-def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    if isinstance(operand, (tuple, list)):
-        raise u.DtypeError("lax.sort of several operands is not supported",
-                           hint="sort one array, or use argsort and take")
-    return bind("sort", operand, dimension=u.normalize_axis(dimension, u.ndim(operand)))
-
-
 def argmax(operand, axis, index_dtype):
     return bind("argmax", operand, axis=axis, index_dtype=u.dtype(index_dtype).name)
 
@@ -403,6 +397,129 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         rhs = jnp.swapaxes(rhs, dn.rhs_spec[0], dn.rhs_spec[1])
     return conv_general_dilated(lhs, rhs, (1,) * (rank - 2), padding, strides, rhs_dilation,
                                 dn, preferred_element_type=preferred_element_type)
+
+
+# ---------------------------------------------------------------- sorting, windows, scans
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sorted along `dimension`; several operands are sorted together by the first
+    `num_keys` of them (lexicographically), as lax.sort does."""
+    if not isinstance(operand, (tuple, list)):
+        return bind("sort", operand, dimension=u.normalize_axis(dimension, u.ndim(operand)))
+    operands = [_as_operand(x) for x in operand]
+    axis = u.normalize_axis(dimension, u.ndim(operands[0]))
+    order = None
+    for key in reversed(operands[:num_keys]):  # least significant key first, stably
+        keyed = key if order is None else jnp.take_along_axis(key, order, axis=axis)
+        step = jnp.argsort(keyed, axis=axis, stable=True)
+        order = step if order is None else jnp.take_along_axis(order, step, axis=axis)
+    return tuple(jnp.take_along_axis(x, order, axis=axis) for x in operands)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    return sort((keys, values), dimension, is_stable, num_keys=1)
+
+
+def top_k(operand, k):
+    """The k largest entries along the last axis and their indices (ties: lower index first)."""
+    x = _as_operand(operand)
+    n = u.shape(x)[-1]
+    k = int(k)
+    if not 0 <= k <= n:
+        raise ValueError(f"top_k: k={k} is not in [0, {n}]")
+    ascending = jnp.argsort(jnp.flip(x, -1), axis=-1, stable=True)
+    order = (n - 1) - jnp.flip(ascending, -1)  # descending, equal values in index order
+    index = order[..., :k].astype(np.int32)
+    return jnp.take_along_axis(x, index, axis=-1), index
+
+
+def map(f, xs, *, batch_size=None):
+    """f applied to each slice of xs along its leading axis (a scan without a carry)."""
+    _, ys = scan(lambda carry, x: (carry, f(x)), 0, xs)  # (control's scan, imported below)
+    return ys
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """All prefix combinations of elems along `axis` under the associative fn, in
+    O(log n) rounds of whole-array work (the algorithm JAX uses)."""
+    from .tree_util import tree_flatten, tree_unflatten
+    flat, tree = tree_flatten(elems)
+    flat = [_as_operand(x) for x in flat]
+    axis = u.normalize_axis(axis, u.ndim(flat[0]))
+    if reverse:
+        flat = [jnp.flip(x, axis) for x in flat]
+
+    def combine(a, b):
+        out, _ = tree_flatten(fn(tree_unflatten(tree, a), tree_unflatten(tree, b)))
+        return out
+
+    def take(x, start, stop=None, step=1):
+        size = int(u.shape(x)[axis])
+        index = [builtins.slice(None)] * u.ndim(x)
+        index[axis] = builtins.slice(start, size if stop is None else stop, step)
+        return x[tuple(index)]
+
+    def prefixes(xs):
+        size = int(u.shape(xs[0])[axis])
+        if size < 2:
+            return xs
+        reduced = combine([take(x, 0, -1, 2) for x in xs], [take(x, 1, None, 2) for x in xs])
+        odd = prefixes(reduced)
+        if size % 2 == 0:
+            even = combine([take(o, 0, -1) for o in odd], [take(x, 2, None, 2) for x in xs])
+        else:
+            even = combine(odd, [take(x, 2, None, 2) for x in xs])
+        even = [jnp.concatenate([take(x, 0, 1), e], axis=axis) for x, e in zip(xs, even)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+    out = prefixes(flat)
+    if reverse:
+        out = [jnp.flip(x, axis) for x in out]
+    return tree_unflatten(tree, out)
+
+
+def _interleave(a, b, axis):
+    """a[0], b[0], a[1], b[1], ... along axis (a has as many elements as b, or one more)."""
+    na, nb = int(u.shape(a)[axis]), int(u.shape(b)[axis])
+    rank = u.ndim(a)
+    config_a = [(0, 0, 0)] * rank
+    config_b = [(0, 0, 0)] * rank
+    config_a[axis] = (0, 1 if na == nb else 0, 1)
+    config_b[axis] = (1, 0 if na == nb else 1, 1)
+    zero = np.zeros((), u.dtype_of(a))
+    if u.dtype_of(a) == np.bool_:
+        return pad(a, zero, config_a) | pad(b, zero, config_b)
+    return pad(a, zero, config_a) + pad(b, zero, config_b)
+
+
+def cumlogsumexp(operand, axis=0, reverse=False):
+    return associative_scan(jnp.logaddexp, operand, reverse=reverse, axis=axis)
+
+
+def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
+                  padding, base_dilation=None, window_dilation=None):
+    """computation folded over each window (pooling): the operand padded with init_value
+    (and spread by base_dilation), then one strided slice per window position, combined."""
+    import itertools
+    from .core.prims.convolution import dilate_size
+    x = _as_operand(operand)
+    rank = u.ndim(x)
+    base_dilation = tuple(base_dilation) if base_dilation else (1,) * rank
+    window_dilation = tuple(window_dilation) if window_dilation else (1,) * rank
+    window = [dilate_size(int(w), d) for w, d in zip(window_dimensions, window_dilation)]
+    if isinstance(padding, str):
+        padding = padtype_to_pads([int(d) for d in u.shape(x)], window, window_strides, padding)
+    config = [(int(lo), int(hi), int(b) - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    x = pad(x, init_value, config)
+    shape = [int(d) for d in u.shape(x)]
+    out_shape = [(s - w) // st + 1 for s, w, st in zip(shape, window, window_strides)]
+    result = None
+    for offsets in itertools.product(*[range(int(w)) for w in window_dimensions]):
+        start = [o * d for o, d in zip(offsets, window_dilation)]
+        limit = [s + (n - 1) * st + 1 if n > 0 else s
+                 for s, n, st in zip(start, out_shape, window_strides)]
+        piece = slice(x, start, limit, tuple(window_strides))
+        result = piece if result is None else computation(result, piece)
+    return computation(jnp.full(out_shape, init_value, u.dtype_of(x)), result)
 
 
 # ---------------------------------------------------------------- collectives (named axes)

@@ -28,7 +28,7 @@ def jax_of(name, *args):
     }
     with jax.enable_x64(True):
         out = fns[name](*args)
-        return [np.asarray(o) for o in (out if isinstance(out, tuple) else (out,))]
+        return [np.asarray(o) for o in (out if isinstance(out, (tuple, list)) else (out,))]
 
 
 INPUTS = {
