@@ -57,9 +57,12 @@ def _is_namedtuple(x) -> bool:
 
 
 def _node_functions(x):
+    registered = _REGISTRY.get(type(x))  # a registered class wins, even a namedtuple (as JAX)
+    if registered is not None:
+        return registered
     if _is_namedtuple(x):
         return (lambda t: (tuple(t), None)), (lambda _, c, cls=type(x): cls(*c))
-    return _REGISTRY.get(type(x))
+    return None
 
 
 def tree_flatten(tree: Any, is_leaf: Callable = None):
@@ -151,7 +154,7 @@ def _paths(tree, prefix, out):
     children, aux = functions[0](tree)
     if isinstance(tree, dict):
         names = [str(k) for k in aux]
-    elif _is_namedtuple(tree):
+    elif _is_namedtuple(tree) and type(tree) not in _REGISTRY:
         names = list(type(tree)._fields)
     else:
         names = [str(i) for i in range(len(children))]
