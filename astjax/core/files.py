@@ -1,6 +1,8 @@
 """Writing generated files: atomically (temporary file + rename), so no reader sees half a file."""
 import os
+import shutil
 import tempfile
+import warnings
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -10,6 +12,7 @@ def write_atomic(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())  # readable like any module, not a private temp file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -20,17 +23,52 @@ def write_atomic(path: str, text: str) -> None:
 def write_if_changed(path: str, text: str) -> None:
     """Write atomically unless the file already holds exactly `text` (a corrupt or stale
     generated file is rewritten, an intact one is left alone for the caches that key on it)."""
+    if os.path.isdir(path):  # a folder where the cache keeps a file: not ours to keep
+        shutil.rmtree(path, ignore_errors=True)
+        warnings.warn(f"astjax: replaced the folder {path} in its cache by the generated file "
+                      "that belongs there", stacklevel=3)
     try:
         with open(path, encoding="utf-8") as f:
             if f.read() == text:
                 return
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         pass
     write_atomic(path, text)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def cache_root() -> str:
-    """Where generated modules live: $ASTJAX_CACHE_DIR, else ~/.cache/astjax."""
+    """Where generated modules live: $ASTJAX_CACHE_DIR, else ~/.cache/astjax. A root that
+    cannot hold files (a file of that name, a read-only folder or home) is replaced, with one
+    warning, by a private temporary folder for this process: compiling still works, only
+    reuse across processes is lost."""
     root = os.environ.get("ASTJAX_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "astjax")
-    return root
+    usable = _USABLE.get(root)
+    if usable is None:
+        usable = _USABLE[root] = root if _writable(root) else _fallback(root)
+    return usable
+
+
+_USABLE: dict = {}  # configured root -> the folder used
+
+
+def _writable(root: str) -> bool:
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.isdir(root) and os.access(root, os.W_OK | os.X_OK)
+
+
+def _fallback(root: str) -> str:
+    folder = tempfile.mkdtemp(prefix="astjax-cache-")
+    warnings.warn(f"astjax: the cache folder {root} cannot be written; generated code goes to "
+                  f"{folder} for this process (set ASTJAX_CACHE_DIR to a writable folder to "
+                  "keep it across runs)", stacklevel=3)
+    return folder

@@ -6,8 +6,10 @@ Each returns a new array. Two lowerings:
   * anything else (strided or reversed slices, index arrays, masks): the flat positions of the
     selected elements are found by indexing an `iota` with the same index, then one `scatter`
     on the flattened array. Repeated indices accumulate for add/multiply/min/max (like JAX).
-As in JAX (and unlike NumPy), the values are cast to x's dtype. Unlike JAX, an out-of-range
-abstract index is clamped (JAX drops such updates); static out-of-range ints raise ShapeError.
+As in JAX (and unlike NumPy), the values are cast to x's dtype. Out-of-range indices follow
+JAX's `mode`: an update at an integer index out of range is dropped (the default, "drop" or
+"fill"), or clamped into range with mode="clip"; `.get(mode="fill", fill_value=v)` reads v
+there (reads otherwise clamp). Index arrays out of range clamp for now.
 """
 import math
 import numpy as np
@@ -17,7 +19,7 @@ from . import _util as u
 from ..core.array import Array
 from ..core.bind import eager
 from ._creation import _as_operand
-from ._indexing import DYNAMIC, INT, NEW, SLICE, getitem, parse
+from ._indexing import DYNAMIC, INT, NEW, SLICE, getitem, in_range, parse
 from ._shape import broadcast_to, reshape
 from ._util import bind
 
@@ -41,38 +43,40 @@ class IndexUpdateRef:
     def __init__(self, array, index):
         self.array, self.index = array, index
 
-    def get(self, **_):
+    def get(self, *, mode=None, fill_value=None, **_):
+        if mode == "fill":
+            return _get_or_fill(self.array, self.index, fill_value)
         return getitem(self.array, self.index)
 
-    def set(self, values, **_):
-        return update(self.array, self.index, values, "set")
+    def set(self, values, *, mode=None, **_):
+        return update(self.array, self.index, values, "set", mode)
 
-    def add(self, values, **_):
-        return update(self.array, self.index, values, "add")
+    def add(self, values, *, mode=None, **_):
+        return update(self.array, self.index, values, "add", mode)
 
-    def subtract(self, values, **_):
-        return update(self.array, self.index, bind("neg", _as_operand(values)), "add")
+    def subtract(self, values, *, mode=None, **_):
+        return update(self.array, self.index, bind("neg", _as_operand(values)), "add", mode)
 
-    def multiply(self, values, **_):
-        return update(self.array, self.index, values, "mul")
+    def multiply(self, values, *, mode=None, **_):
+        return update(self.array, self.index, values, "mul", mode)
 
     mul = multiply
 
-    def min(self, values, **_):
-        return update(self.array, self.index, values, "min")
+    def min(self, values, *, mode=None, **_):
+        return update(self.array, self.index, values, "min", mode)
 
-    def max(self, values, **_):
-        return update(self.array, self.index, values, "max")
+    def max(self, values, *, mode=None, **_):
+        return update(self.array, self.index, values, "max", mode)
 
-    def divide(self, values, **_):
-        return self.apply(lambda old: bind("div", old, _as_operand(values)))
+    def divide(self, values, *, mode=None, **_):
+        return self.apply(lambda old: bind("div", old, _as_operand(values)), mode=mode)
 
-    def power(self, values, **_):
-        return self.apply(lambda old: bind("pow", old, _as_operand(values)))
+    def power(self, values, *, mode=None, **_):
+        return self.apply(lambda old: bind("pow", old, _as_operand(values)), mode=mode)
 
-    def apply(self, func, **_):
+    def apply(self, func, *, mode=None, **_):
         """func(old) written back (with repeated indices, the last write wins)."""
-        return update(self.array, self.index, func(self.get()), "set")
+        return update(self.array, self.index, func(self.get()), "set", mode)
 
 
 def at(x):
@@ -83,13 +87,46 @@ def at(x):
 Array.ops["at"] = at  # eager results (astjax.core.array.Array) get `.at` too
 
 
-def update(x, index, values, mode):
+def update(x, index, values, mode, out_of_range=None):
+    """`out_of_range`: JAX's mode for indices outside the array ("clip" clamps them; anything
+    else drops the update)."""
     x = _as_operand(x)
     values = _cast_like(_as_operand(values), x)
     entries = parse(index, u.shape(x))
     if _is_block(entries):
-        return _update_block(x, entries, values, mode)
+        clip = out_of_range == "clip"
+        if not clip and any(e.kind == INT and not in_range(e) for e in entries):
+            return x  # a static index past the end: nothing to update
+        new = _update_block(x, entries, values, mode)
+        inside = None if clip else _dynamic_in_range(entries)
+        return new if inside is None else bind("select", inside, new, x)
     return _update_scattered(x, index, values, mode)
+
+
+def _dynamic_in_range(entries):
+    """All abstract int indices inside their axes (a scalar bool), or None if there are none."""
+    inside = None
+    for e in entries:
+        if e.kind == DYNAMIC:
+            ok = bind("bitwise_and", bind("ge", e.value, -e.size), bind("lt", e.value, e.size))
+            inside = ok if inside is None else bind("bitwise_and", inside, ok)
+    return inside
+
+
+def _get_or_fill(x, index, fill_value):
+    """x[index], or fill_value where an integer index is out of range (NaN for floats by
+    default, as JAX)."""
+    x = _as_operand(x)
+    entries = parse(index, u.shape(x))
+    read = getitem(x, index)
+    if fill_value is None:
+        fill_value = np.nan if u.dtype_of(x).kind in "fc" else np.iinfo(u.dtype_of(x)).min
+    if any(e.kind == INT and not in_range(e) for e in entries):
+        return bind("full", fill_value, shape=tuple(u.shape(read)), dtype=u.dtype_of(x).name)
+    inside = _dynamic_in_range(entries)
+    if inside is None:
+        return read
+    return bind("select", inside, read, _cast_like(_as_operand(fill_value), x))
 
 
 def _is_block(entries) -> bool:

@@ -118,10 +118,18 @@ def _attach_sizes(entries, shape) -> list:
 
 
 def _static_int(e: Entry) -> int:
-    if not -e.size <= e.value < e.size:
-        raise u.ShapeError(f"index {e.value} is out of range for an axis of size {e.size}",
-                           hint=f"use an index in [{-e.size}, {e.size})")
-    return e.value % e.size
+    """A static index read as JAX reads it: negative counts from the end, out of range clamps."""
+    if e.size == 0:
+        raise u.ShapeError(f"index {e.value} into an axis of size 0",
+                           hint="there is nothing to read along this axis")
+    if -e.size <= e.value < e.size:
+        return e.value % e.size
+    return 0 if e.value < 0 else e.size - 1  # past either end: the nearest element
+
+
+def in_range(e: Entry) -> bool:
+    """Whether a static index names an element (an update at any other index is dropped)."""
+    return -e.size <= e.value < e.size
 
 
 # ---------------------------------------------------------------- reading

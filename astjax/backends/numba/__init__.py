@@ -83,6 +83,50 @@ def _fork_safe_threads() -> None:
 
 _fork_safe_threads()
 
+
+def _healing_cache() -> None:
+    """A truncated, garbled or empty Numba index or data file (or a folder in its place) is a
+    cache miss: the file is discarded with one warning and the kernel compiled and stored
+    again. (Numba itself raises on such files, in every later process, until someone
+    deletes them.)"""
+    from numba.core.caching import IndexDataCacheFile
+    if getattr(IndexDataCacheFile, "_astjax_heals", False):
+        return
+    load_index, load_data = IndexDataCacheFile._load_index, IndexDataCacheFile._load_data
+
+    def heal_index(self):
+        try:
+            return load_index(self)
+        except Exception as error:  # any failure to read it: it is not a cache
+            _discard(self._index_path, error)
+            return {}
+
+    def heal_data(self, name):
+        try:
+            return load_data(self, name)
+        except FileNotFoundError:
+            raise
+        except Exception as error:
+            _discard(self._data_path(name), error)
+            raise FileNotFoundError(self._data_path(name)) from None  # `load` reads: a miss
+
+    IndexDataCacheFile._load_index, IndexDataCacheFile._load_data = heal_index, heal_data
+    IndexDataCacheFile._astjax_heals = True
+
+
+def _discard(path: str, error: Exception) -> None:
+    import shutil
+    import warnings
+    try:
+        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+    except OSError:
+        pass
+    warnings.warn(f"astjax: discarded the unreadable Numba cache file {path} "
+                  f"({type(error).__name__}); the kernel is compiled again", stacklevel=3)
+
+
+_healing_cache()
+
 # Generated code reads array sizes from its arguments (`x_dim0 = x.shape[0]`): one compiled
 # kernel serves every length. A decision the emitter takes on a size (a small value unrolled
 # into scalars, a matrix product small enough to inline) is recorded as a fact of the entry.

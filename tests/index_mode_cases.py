@@ -1,0 +1,33 @@
+"""Out-of-range indices, read and updated (tests/test_index_modes.py)."""
+
+
+def read_static(x):
+    return x[10], x[-10]
+
+
+def set_static(x):
+    return x.at[10].set(9.0), x.at[-10].set(9.0), x.at[-1].set(9.0)
+
+
+def set_dynamic(x, i):
+    return x.at[i].set(9.0)
+
+
+def add_dynamic(x, i):
+    return x.at[i].add(9.0)
+
+
+def set_dynamic_2d(m, i, j):
+    return m.at[i, j].set(9.0), m.at[i].multiply(2.0)
+
+
+def set_clipped(x, i):
+    return x.at[i].set(9.0, mode="clip")
+
+
+def read_dynamic(x, i):
+    return x[i]
+
+
+def read_or_fill(x, i):
+    return x.at[i].get(mode="fill", fill_value=-1.0)
