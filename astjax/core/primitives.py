@@ -21,7 +21,7 @@ Adding a primitive (the checklist):
   3. Its batching rule in `rewriters/batching/<kind>.py` (elementwise ones are derived).
   4. A lowering in every backend's `<kind>.py` that has a table (Numba, XLA); the NumPy backend
      runs the row's impl.
-  5. The user-facing function in `astjax/lax.py` (a one-line `bind`) and, where NumPy has one,
+  5. The user-facing function in `astjax/lax/` (a one-line `bind`) and, where NumPy has one,
      `astjax/numpy/`.
   `python -m astjax describe <name>` then shows the row and each rule's file:line; the tests
   that assert `missing() == []` for each table fail until every step is done.

@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from .dims import DimExpr
+from .primitives import PRIMITIVES
 from .ir import Eqn, Func, Lit, Var, sub_funcs
 
 RESERVED = set(keyword.kwlist) | {"lax", "np", "float", "int", "bool"}
@@ -98,7 +99,7 @@ class ModulePrinter:
         call = _CALL_FORMS.get(eqn.prim, _plain_call)(eqn, args, fn_names, self)
         outs = [namer.bind(v, eqn.prim) if v.id in used or len(eqn.outs) == 1 else "_"
                 for v in eqn.outs]
-        target = f"{', '.join(outs)} = " if outs else ""
+        target = f"{', '.join(outs)}{',' if _returns_list(eqn, outs) else ''} = " if outs else ""
         lines.append(f"{indent}{target}{call}{comment}")
         return lines
 
@@ -140,13 +141,20 @@ def _symbols_used(func: Func) -> set:
     out = set()
     for eqn in func.eqns:
         for a in eqn.ins:
-            if isinstance(a, Lit) and isinstance(a.value, DimExpr):
-                out |= a.value.symbols()
+            out |= _symbols_in_literal(a)
         out |= _symbols_in_param(eqn.params)
     for o in func.outs:
-        if isinstance(o, Lit) and isinstance(o.value, DimExpr):
-            out |= o.value.symbols()
+        out |= _symbols_in_literal(o)
     return out
+
+
+def _symbols_in_literal(atom) -> set:
+    if not isinstance(atom, Lit):
+        return set()
+    value = atom.value
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a size held as a 0-d array
+        value = value[()]
+    return value.symbols() if isinstance(value, DimExpr) else set()
 
 
 def _symbols_in_param(value) -> set:
@@ -166,6 +174,13 @@ def _used_ids(func: Func) -> set:
     for eqn in func.eqns:
         used.update(a.id for a in eqn.ins if isinstance(a, Var))
     return used
+
+
+def _returns_list(eqn, outs) -> bool:
+    """A lone result of a primitive whose implementation returns a list (a decomposition's
+    [s]) is unpacked; calls of nested functions (control flow, custom rules) return it bare."""
+    prim = PRIMITIVES[eqn.prim]
+    return len(outs) == 1 and prim.multiple_results and prim.kind not in ("control", "custom")
 
 
 def _plain_call(eqn, args, fn_names, printer) -> str:

@@ -3,6 +3,7 @@ a NumPy/JAX name standing for its astjax counterpart, a static Python value, or 
 becomes an input of the compiled function."""
 import builtins
 import functools
+import importlib
 import math
 import types
 
@@ -55,10 +56,22 @@ def numpy_function_map() -> dict:
 def translate(value):
     """The value user code should see for a module or function it named."""
     if isinstance(value, types.ModuleType):
-        return module_map().get(value.__name__, value)
+        mapped = module_map().get(value.__name__)
+        return mapped if mapped is not None else (_counterpart(value.__name__) or value)
     if callable(value) and id(value) in numpy_function_map():
         return numpy_function_map()[id(value)]
     return value
+
+
+@functools.lru_cache(maxsize=None)
+def _counterpart(name: str):
+    """astjax's module for JAX's module `name` (jax.scipy.linalg -> astjax.scipy.linalg)."""
+    if not name.startswith("jax."):
+        return None
+    try:
+        return importlib.import_module("ast" + name)
+    except ImportError:
+        return None
 
 
 def is_array_input(value) -> bool:

@@ -25,6 +25,8 @@ def _jaxlib():
         from jax._src.lib import _jax, xla_client
         from jax.extend import backend
         from jax.sharding import SingleDeviceSharding
+        from jaxlib.cpu import _lapack
+        _lapack.initialize()  # LAPACK's entry points for the linear-algebra custom calls
     except Exception as e:  # any failure to import is the same news for the user
         raise Unavailable(f"the XLA backend needs jax and jaxlib 0.10.2 ({type(e).__name__}: {e})",
                           hint="pip install 'jax[cpu]==0.10.2', or use backend=\"numpy\" or "

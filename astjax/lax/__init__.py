@@ -10,9 +10,9 @@ import enum
 import numpy as np
 
 import astjax.numpy as jnp
-from .numpy import _util as u
-from .numpy._creation import _as_operand
-from .numpy._util import bind
+from ..numpy import _util as u
+from ..numpy._creation import _as_operand
+from ..numpy._util import bind
 
 
 def _unary(prim):
@@ -103,7 +103,7 @@ def convert_element_type(operand, new_dtype):
 
 def stop_gradient(x):
     """x, through which no derivative flows (applied to every leaf of a pytree)."""
-    from .tree_util import tree_map
+    from ..tree_util import tree_map
     return tree_map(lambda leaf: bind("stop_gradient", leaf), x)
 
 
@@ -338,7 +338,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     lhs_dilation = tuple(int(d) for d in lhs_dilation) if lhs_dilation else (1,) * spatial
     rhs_dilation = tuple(int(d) for d in rhs_dilation) if rhs_dilation else (1,) * spatial
     if isinstance(padding, str):
-        from .core.prims.convolution import dilate_size
+        from ..core.prims.convolution import dilate_size
         # 'SAME' padding depends on the sizes: they become facts of the compiled entry
         in_shape = [int(u.shape(lhs)[a]) for a in dn.lhs_spec[2:]]
         window = [dilate_size(int(u.shape(rhs)[a]), d)
@@ -380,7 +380,7 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                    transpose_kernel=False, precision=None, preferred_element_type=None):
     """The transposed ("deconvolution") convolution, as JAX defines it (TensorFlow's
     layouts by default)."""
-    from .core.prims.convolution import dilate_size
+    from ..core.prims.convolution import dilate_size
     lhs, rhs = _as_operand(lhs), _as_operand(rhs)
     rank = len(u.shape(lhs))
     if dimension_numbers is None:
@@ -441,7 +441,7 @@ def map(f, xs, *, batch_size=None):
 def associative_scan(fn, elems, reverse=False, axis=0):
     """All prefix combinations of elems along `axis` under the associative fn, in
     O(log n) rounds of whole-array work (the algorithm JAX uses)."""
-    from .tree_util import tree_flatten, tree_unflatten
+    from ..tree_util import tree_flatten, tree_unflatten
     flat, tree = tree_flatten(elems)
     flat = [_as_operand(x) for x in flat]
     axis = u.normalize_axis(axis, u.ndim(flat[0]))
@@ -500,7 +500,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     """computation folded over each window (pooling): the operand padded with init_value
     (and spread by base_dilation), then one strided slice per window position, combined."""
     import itertools
-    from .core.prims.convolution import dilate_size
+    from ..core.prims.convolution import dilate_size
     x = _as_operand(operand)
     rank = u.ndim(x)
     base_dilation = tuple(base_dilation) if base_dilation else (1,) * rank
@@ -529,9 +529,9 @@ def _names(axis_name) -> tuple:
 
 def _over_axes(prim, x, axis_name, **params):
     """prim over each named axis in turn, on every leaf of the pytree x."""
-    from .core.axes import axis_size
-    from .core.ir import Var
-    from .tree_util import tree_map
+    from ..core.axes import axis_size
+    from ..core.ir import Var
+    from ..tree_util import tree_map
 
     def one(leaf):
         for name in _names(axis_name):
@@ -554,8 +554,8 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     _no_groups(axis_index_groups)
-    from .core.axes import axis_size
-    from .tree_util import tree_map
+    from ..core.axes import axis_size
+    from ..tree_util import tree_map
     count = 1
     for name in _names(axis_name):
         count *= axis_size(name)
@@ -575,8 +575,8 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     """Every example's x, stacked along a new axis `axis` (concatenated along it if tiled)."""
     _no_groups(axis_index_groups)
-    from .core.axes import axis_size
-    from .tree_util import tree_map
+    from ..core.axes import axis_size
+    from ..tree_util import tree_map
 
     def one(leaf):
         leaf = _as_operand(leaf)
@@ -588,8 +588,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
 
 def ppermute(x, axis_name, perm):
     """Example `dst` receives example `src`'s x for each (src, dst) in perm; others get zeros."""
-    from .core.axes import axis_size
-    from .tree_util import tree_map
+    from ..core.axes import axis_size
+    from ..tree_util import tree_map
     perm = tuple((int(s), int(d)) for s, d in perm)
     size = axis_size(axis_name)
     return tree_map(lambda leaf: bind("ppermute", _as_operand(leaf), axis_name=axis_name,
@@ -598,15 +598,16 @@ def ppermute(x, axis_name, perm):
 
 def axis_index(axis_name):
     """This example's position along the mapped axis `axis_name` (int32)."""
-    from .core.axes import axis_size
+    from ..core.axes import axis_size
     return bind("axis_index", axis_name=axis_name, mapped_size=axis_size(axis_name))
 
 
 def _no_groups(groups):
     if groups is not None:
-        from .errors import TransformError
+        from ..errors import TransformError
         raise TransformError("axis_index_groups is not supported yet",
                              hint="split the axis with a nested pmap/vmap instead")
 
 
-from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401
+from ..control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401

@@ -1,0 +1,119 @@
+"""Lowerings of the linear-algebra primitives: operands as contiguous (B, m, n) stacks handed
+to the runtime's `*_batch` helpers, results reshaped back to their batch axes."""
+from .emit import LOWER, dims, dtype_text, tuple_text
+from .layout import out_aval
+
+
+def _stack(fe, name, aval, lines, dtype=None):
+    """`name` as a contiguous (B, m, n) array of `dtype` (its own by default)."""
+    d = dims(name, aval)
+    view = fe.fresh(name + "_stack")
+    cast = f".astype({dtype_text(dtype)})" if dtype is not None and dtype != aval.dtype else ""
+    lines.append(f"{view} = np.ascontiguousarray({name}{cast}.reshape((-1, {d[-2]}, {d[-1]})))")
+    return view
+
+
+def _batch(d, tail):
+    lead = d[:len(d) - tail]
+    return " * ".join(f"({x})" for x in lead) if lead else "1"
+
+
+def _outputs(fe, eqn, outs, trailing):
+    """Output stacks for each result: `trailing[k]` of its axes follow the batch."""
+    lines, stacks = [], []
+    for k, name in enumerate(outs):
+        aval = out_aval(eqn, k)
+        d = dims(name, aval)
+        stack = fe.fresh(name + "_stack")
+        shape = [_batch(d, trailing[k])] + d[len(d) - trailing[k]:]
+        lines.append(f"{stack} = np.empty({tuple_text(shape)}, {dtype_text(aval.dtype)})")
+        stacks.append(stack)
+    return lines, stacks
+
+
+def _unstack(eqn, outs, stacks):
+    lines = []
+    for k, (name, stack) in enumerate(zip(outs, stacks)):
+        lines.append(f"{name} = {stack}.reshape({tuple_text(dims(name, out_aval(eqn, k)))})")
+    return lines
+
+
+@LOWER.register("cholesky")
+def _cholesky(fe, eqn, ins, outs):
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+    more, stacks = _outputs(fe, eqn, outs, [2])
+    return lines + more + [f"rt.cholesky_batch({a}, {stacks[0]})"] + _unstack(eqn, outs, stacks)
+
+
+@LOWER.register("triangular_solve")
+def _triangular_solve(fe, eqn, ins, outs):
+    p, out = eqn.params, out_aval(eqn)
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines, out.dtype)
+    b = _stack(fe, ins[1], eqn.ins[1].aval, lines, out.dtype)
+    low = p["lower"] != p["transpose_a"]
+    mat = f"{a}.transpose((0, 2, 1))" if p["transpose_a"] else a
+    rhs = b
+    if not p["left_side"]:  # x op(a) = b  is  op(a)^T x^T = b^T
+        mat, rhs, low = f"{mat}.transpose((0, 2, 1))", f"{b}.transpose((0, 2, 1))", not low
+    flip = "" if low else "[:, ::-1, ::-1]"  # an upper system, read backwards, is lower
+    rows = "" if low else "[:, ::-1, :]"
+    m, r, x = fe.fresh("tri"), fe.fresh("rhs"), fe.fresh("solved")
+    lines += [f"{m} = np.ascontiguousarray({mat}{flip})",
+              f"{r} = np.ascontiguousarray({rhs}{rows})",
+              f"{x} = np.empty({r}.shape, {dtype_text(out.dtype)})",
+              f"rt.lower_solve_batch({m}, {r}, {x}, {p['unit_diagonal']})"]
+    result = f"{x}{rows}" + ("" if p["left_side"] else ".transpose((0, 2, 1))")
+    lines.append(f"{outs[0]} = np.ascontiguousarray({result})"
+                 f".reshape({tuple_text(dims(outs[0], out))})")
+    return lines
+
+
+@LOWER.register("lu")
+def _lu(fe, eqn, ins, outs):
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+    more, stacks = _outputs(fe, eqn, outs, [2, 1, 1])
+    return lines + more + [f"rt.lu_batch({a}, {', '.join(stacks)})"] + _unstack(eqn, outs, stacks)
+
+
+@LOWER.register("qr")
+def _qr(fe, eqn, ins, outs):
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+    more, stacks = _outputs(fe, eqn, outs, [2, 2])
+    call = f"rt.qr_batch({a}, {stacks[0]}, {stacks[1]}, {eqn.params['full_matrices']})"
+    return lines + more + [call] + _unstack(eqn, outs, stacks)
+
+
+@LOWER.register("eigh")
+def _eigh(fe, eqn, ins, outs):
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+    more, stacks = _outputs(fe, eqn, outs, [2, 1])
+    call = f"rt.eigh_batch({a}, {stacks[0]}, {stacks[1]}, {eqn.params['lower']})"
+    return lines + more + [call] + _unstack(eqn, outs, stacks)
+
+
+@LOWER.register("svd")
+def _svd(fe, eqn, ins, outs):
+    p = eqn.params
+    lines = []
+    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+    more, stacks = _outputs(fe, eqn, outs, [1, 2, 2][:len(outs)])
+    lines += more
+    if not p["compute_uv"]:  # LAPACK computes the vectors anyway; they go to scratch
+        aval = eqn.ins[0].aval
+        d = dims(ins[0], aval)
+        full = p["full_matrices"]
+        k = f"min({d[-2]}, {d[-1]})"
+        u_cols, vt_rows = (d[-2], d[-1]) if full else (k, k)
+        scratch_u, scratch_v = fe.fresh("u_scratch"), fe.fresh("vt_scratch")
+        lines += [f"{scratch_u} = np.empty(({a}.shape[0], {d[-2]}, {u_cols}), {a}.dtype)",
+                  f"{scratch_v} = np.empty(({a}.shape[0], {vt_rows}, {d[-1]}), {a}.dtype)"]
+        stacks_call = [stacks[0], scratch_u, scratch_v]
+    else:
+        stacks_call = stacks
+    lines.append(f"rt.svd_batch({a}, {', '.join(stacks_call)}, {p['full_matrices']})")
+    return lines + _unstack(eqn, outs, stacks)

@@ -1,0 +1,139 @@
+"""astjax.scipy.linalg: SciPy's linear algebra with JAX's signatures, on the decomposition
+primitives. As in `jax.scipy.linalg`, `cholesky` returns the upper factor unless lower=True,
+`qr`'s default mode is 'full', `eigh` returns (w, v)."""
+import numpy as np
+
+from .. import numpy as jnp
+from ..errors import TransformError
+from ..numpy import _util as u
+from ..numpy._creation import _as_operand
+from ..numpy._decompositions import (cholesky as _cholesky, eigh as _eigh, float_matrix, lu as _lu,
+                                     mT, qr as _qr, svd as _svd, triangular_solve)
+from ..numpy.linalg import det, inv, lu_solve_permuted, pinv, solve as _solve  # noqa: F401
+
+
+def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    low = _cholesky(a)
+    return low if lower else mT(low)
+
+
+def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    return cholesky(a, lower=lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
+    c, lower = c_and_lower
+    b, vector = _matrix_rhs(b)
+    if lower:  # L L^T x = b
+        y = triangular_solve(c, b, left_side=True, lower=True)
+        x = triangular_solve(c, y, left_side=True, lower=True, transpose_a=True)
+    else:      # U^T U x = b
+        y = triangular_solve(c, b, left_side=True, lower=False, transpose_a=True)
+        x = triangular_solve(c, y, left_side=True, lower=False)
+    return x[..., 0] if vector else x
+
+
+def _matrix_rhs(b):
+    b = _as_operand(b)
+    vector = u.ndim(b) == 1
+    return (jnp.expand_dims(b, -1) if vector else b), vector
+
+
+def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
+    lu, pivots, _ = _lu(a)
+    return lu, pivots
+
+
+def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_finite: bool = True):
+    lu, pivots = lu_and_piv
+    if trans not in (0, 1, 2):
+        raise u.ShapeError(f"lu_solve: trans={trans!r} must be 0, 1 or 2")
+    from ..numpy._decompositions import lu_pivots_to_permutation
+    perm = lu_pivots_to_permutation(pivots, u.shape(lu)[-2])
+    b, vector = _matrix_rhs(b)
+    x = lu_solve_permuted(lu, perm, b.astype(u.dtype_of(lu)), transposed=trans != 0)
+    return x[..., 0] if vector else x
+
+
+def lu(a, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """(p, l, u) with a = p @ l @ u, or (p @ l, u) when permute_l."""
+    a = float_matrix(a, "lu")
+    packed, _, perm = _lu(a)
+    m, n = u.shape(a)[-2:]
+    k = min(m, n)
+    low = jnp.tril(packed[..., :, :k], -1) + jnp.eye(m, k, dtype=u.dtype_of(a))
+    up = jnp.triu(packed[..., :k, :])
+    p = mT(jnp.eye(m, dtype=u.dtype_of(a))[perm])  # p[perm[i], i] = 1
+    return (jnp.matmul(p, low), up) if permute_l else (p, low, up)
+
+
+def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = False,
+                     overwrite_b: bool = False, debug=None, check_finite: bool = True):
+    transpose = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
+    if trans not in transpose:
+        raise u.ShapeError(f"solve_triangular: trans={trans!r} must be 0, 1, 2, 'N', 'T' or 'C'")
+    b, vector = _matrix_rhs(b)
+    x = triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose[trans],
+                         unit_diagonal=unit_diagonal)
+    return x[..., 0] if vector else x
+
+
+def solve(a, b, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen"):
+    if assume_a in ("pos", "positive definite"):
+        return cho_solve(cho_factor(_triangle_mirrored(a, lower), lower=True), b)
+    if assume_a in ("sym", "her", "symmetric", "hermitian"):
+        a = _triangle_mirrored(a, lower)
+    return _solve(a, b)
+
+
+def _triangle_mirrored(a, lower):
+    """The symmetric matrix the given triangle of a describes (SciPy reads only that one)."""
+    a = float_matrix(a, "solve")
+    half = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    diag = jnp.tril(jnp.triu(a))
+    return half + mT(half) + diag
+
+
+def qr(a, overwrite_a: bool = False, lwork=None, mode: str = "full", pivoting: bool = False,
+       check_finite: bool = True):
+    if mode not in ("full", "economic", "r"):
+        raise u.ShapeError(f"qr: mode={mode!r} is not supported", hint="use 'full', 'economic' "
+                           "or 'r'")
+    q, r = _qr(a, full_matrices=mode == "full", pivoting=pivoting)
+    return (r,) if mode == "r" else (q, r)
+
+
+def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a: bool = False,
+         overwrite_b: bool = False, type: int = 1, check_finite: bool = True, subset_by_index=None,
+         subset_by_value=None, driver=None):
+    if b is not None:
+        raise TransformError("eigh: the generalized problem (b=...) is not supported yet",
+                             hint="reduce it with a Cholesky factor of b")
+    v, w = _eigh(a, lower=lower, subset_by_index=subset_by_index)
+    return w if eigvals_only else (w, v)
+
+
+def eigh_tridiagonal(*args, **kwargs):
+    raise TransformError("eigh_tridiagonal is not supported yet")
+
+
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd"):
+    return _svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+def block_diag(*arrs):
+    arrs = [jnp.atleast_2d(_as_operand(x)) for x in arrs]
+    if not arrs:
+        return jnp.zeros((1, 0))
+    dtype = np.result_type(*[u.dtype_of(x) for x in arrs])
+    rows = sum(u.shape(x)[0] for x in arrs)
+    cols = sum(u.shape(x)[1] for x in arrs)
+    blocks, col = [], 0
+    for x in arrs:
+        r, c = u.shape(x)
+        blocks.append(jnp.pad(x.astype(dtype), ((0, 0), (col, cols - col - c))))
+        col += c
+    del rows
+    return jnp.concatenate(blocks, axis=0)
