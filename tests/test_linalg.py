@@ -145,3 +145,16 @@ def test_undefined_derivatives_are_refused_as_in_jax():
         astjax.grad(lambda a: jnp.sum(jnp.linalg.qr(a)[1]))(WIDE)
     with pytest.raises(AstjaxError, match="complex"):
         jnp.linalg.eig(A)
+
+
+def numpy_det(x):
+    import numpy
+    return numpy.linalg.det(x)
+
+
+def test_plain_numpy_det_differentiates():
+    """Tangent's `det` test function: np.linalg.det stands for jnp.linalg.det; d det / dx is
+    det(x) inv(x)^T (Jacobi's formula)."""
+    x = RNG.normal(size=(3, 3))
+    np.testing.assert_allclose(astjax.grad(numpy_det)(x), np.linalg.det(x) * np.linalg.inv(x).T,
+                               rtol=1e-10, atol=1e-12)
