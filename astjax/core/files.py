@@ -12,7 +12,7 @@ def write_atomic(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # readable like any module, not a private temp file
+        os.chmod(tmp, 0o666 & ~_UMASK)  # readable like any module, not a private temp file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -24,7 +24,7 @@ def write_if_changed(path: str, text: str) -> None:
     """Write atomically unless the file already holds exactly `text` (a corrupt or stale
     generated file is rewritten, an intact one is left alone for the caches that key on it)."""
     if os.path.isdir(path):  # a folder where the cache keeps a file: not ours to keep
-        shutil.rmtree(path, ignore_errors=True)
+        discard(path)
         warnings.warn(f"astjax: replaced the folder {path} in its cache by the generated file "
                       "that belongs there", stacklevel=3)
     try:
@@ -36,10 +36,23 @@ def write_if_changed(path: str, text: str) -> None:
     write_atomic(path, text)
 
 
-def _umask() -> int:
+def discard(path: str) -> None:
+    """Remove a file or a folder that is in the way, if it can be removed."""
+    try:
+        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
+    except OSError:
+        pass
+
+
+def _read_umask() -> int:
+    """The process's umask (read once: reading it means setting it, which no other thread
+    should see happen at every write)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
 
 
 def cache_root() -> str:

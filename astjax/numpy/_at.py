@@ -95,12 +95,17 @@ def update(x, index, values, mode, out_of_range=None):
     entries = parse(index, u.shape(x))
     if _is_block(entries):
         clip = out_of_range == "clip"
-        if not clip and any(e.kind == INT and not in_range(e) for e in entries):
+        if not clip and _static_out_of_range(entries):
             return x  # a static index past the end: nothing to update
         new = _update_block(x, entries, values, mode)
         inside = None if clip else _dynamic_in_range(entries)
         return new if inside is None else bind("select", inside, new, x)
     return _update_scattered(x, index, values, mode)
+
+
+def _static_out_of_range(entries) -> bool:
+    """Whether a static int index lies outside its axis."""
+    return any(e.kind == INT and not in_range(e) for e in entries)
 
 
 def _dynamic_in_range(entries):
@@ -121,7 +126,7 @@ def _get_or_fill(x, index, fill_value):
     read = getitem(x, index)
     if fill_value is None:
         fill_value = np.nan if u.dtype_of(x).kind in "fc" else np.iinfo(u.dtype_of(x)).min
-    if any(e.kind == INT and not in_range(e) for e in entries):
+    if _static_out_of_range(entries):
         return bind("full", fill_value, shape=tuple(u.shape(read)), dtype=u.dtype_of(x).name)
     inside = _dynamic_in_range(entries)
     if inside is None:

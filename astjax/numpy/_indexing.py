@@ -122,7 +122,7 @@ def _static_int(e: Entry) -> int:
     if e.size == 0:
         raise u.ShapeError(f"index {e.value} into an axis of size 0",
                            hint="there is nothing to read along this axis")
-    if -e.size <= e.value < e.size:
+    if in_range(e):
         return e.value % e.size
     return 0 if e.value < 0 else e.size - 1  # past either end: the nearest element
 

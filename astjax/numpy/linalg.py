@@ -137,18 +137,28 @@ def slogdet(a, *, method=None):
 def solve(a, b):
     """x with a @ x = b; b is a vector when it has one dimension (NumPy 2's rule)."""
     a = _square(a, "solve")
-    b = _as_operand(b)
-    vector = u.ndim(b) == 1
-    if vector:
-        b = jnp.expand_dims(b, -1)
-    dtype = np.result_type(u.dtype_of(a), u.dtype_of(b))
-    a, b = a.astype(dtype), b.astype(dtype)
+    b, vector = matrix_rhs(b)
+    a, b = promoted(a, b)
     batch = tuple(np.broadcast_shapes(u.shape(a)[:-2], u.shape(b)[:-2]))
     a = jnp.broadcast_to(a, batch + u.shape(a)[-2:])
     b = jnp.broadcast_to(b, batch + u.shape(b)[-2:])
     lu, _, perm = _lu(a)
     x = lu_solve_permuted(lu, perm, b)
     return x[..., 0] if vector else x
+
+
+def matrix_rhs(b):
+    """(b as a matrix, whether it was a vector): a right-hand side with one dimension is a
+    vector (NumPy 2's rule) and gets a trailing axis."""
+    b = _as_operand(b)
+    vector = u.ndim(b) == 1
+    return (jnp.expand_dims(b, -1) if vector else b), vector
+
+
+def promoted(a, b):
+    """a and b in their common dtype."""
+    dtype = np.result_type(u.dtype_of(a), u.dtype_of(b))
+    return a.astype(dtype), b.astype(dtype)
 
 
 def lu_solve_permuted(lu, perm, b, transposed: bool = False):
@@ -192,13 +202,9 @@ def _largest_dim(a) -> int:
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """(x, residuals, rank, s) minimising |a x - b|, through the SVD as JAX computes it."""
-    a = float_matrix(a, "lstsq")
-    b = _as_operand(b)
-    vector = u.ndim(b) == 1
-    if vector:
-        b = jnp.expand_dims(b, -1)
-    dtype = np.result_type(u.dtype_of(a), u.dtype_of(b))
-    a, b = a.astype(dtype), b.astype(dtype)
+    b, vector = matrix_rhs(b)
+    a, b = promoted(float_matrix(a, "lstsq"), b)
+    dtype = u.dtype_of(a)
     m, n = u.shape(a)
     if rcond is None:
         rcond = np.finfo(dtype).eps * _largest_dim(a)
@@ -267,11 +273,9 @@ def multi_dot(arrays, *, precision=None):
     arrays = [_as_operand(x) for x in arrays]
     if len(arrays) < 2:
         raise u.ShapeError("multi_dot needs at least two arrays")
-    first_vector, last_vector = u.ndim(arrays[0]) == 1, u.ndim(arrays[-1]) == 1
     out = arrays[0]
-    for x in arrays[1:]:
+    for x in arrays[1:]:  # matmul drops a leading or trailing vector's axis, as NumPy does
         out = matmul(out, x)
-    del first_vector, last_vector  # matmul already drops the vector axes as NumPy does
     return out
 
 

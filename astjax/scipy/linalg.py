@@ -8,8 +8,9 @@ from ..errors import TransformError
 from ..numpy import _util as u
 from ..numpy._creation import _as_operand
 from ..numpy._decompositions import (cholesky as _cholesky, eigh as _eigh, float_matrix, lu as _lu,
-                                     mT, qr as _qr, svd as _svd, triangular_solve)
-from ..numpy.linalg import det, inv, lu_solve_permuted, pinv, solve as _solve  # noqa: F401
+                                     lu_pivots_to_permutation, mT, qr as _qr, svd as _svd,
+                                     triangular_solve)
+from ..numpy.linalg import det, inv, lu_solve_permuted, matrix_rhs, pinv, solve as _solve  # noqa: F401
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -23,7 +24,7 @@ def cho_factor(a, lower: bool = False, overwrite_a: bool = False, check_finite: 
 
 def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = True):
     c, lower = c_and_lower
-    b, vector = _matrix_rhs(b)
+    b, vector = matrix_rhs(b)
     if lower:  # L L^T x = b
         y = triangular_solve(c, b, left_side=True, lower=True)
         x = triangular_solve(c, y, left_side=True, lower=True, transpose_a=True)
@@ -31,12 +32,6 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
         y = triangular_solve(c, b, left_side=True, lower=False, transpose_a=True)
         x = triangular_solve(c, y, left_side=True, lower=False)
     return x[..., 0] if vector else x
-
-
-def _matrix_rhs(b):
-    b = _as_operand(b)
-    vector = u.ndim(b) == 1
-    return (jnp.expand_dims(b, -1) if vector else b), vector
 
 
 def lu_factor(a, overwrite_a: bool = False, check_finite: bool = True):
@@ -48,9 +43,8 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False, check_fin
     lu, pivots = lu_and_piv
     if trans not in (0, 1, 2):
         raise u.ShapeError(f"lu_solve: trans={trans!r} must be 0, 1 or 2")
-    from ..numpy._decompositions import lu_pivots_to_permutation
     perm = lu_pivots_to_permutation(pivots, u.shape(lu)[-2])
-    b, vector = _matrix_rhs(b)
+    b, vector = matrix_rhs(b)
     x = lu_solve_permuted(lu, perm, b.astype(u.dtype_of(lu)), transposed=trans != 0)
     return x[..., 0] if vector else x
 
@@ -72,7 +66,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     transpose = {0: False, "N": False, 1: True, "T": True, 2: True, "C": True}
     if trans not in transpose:
         raise u.ShapeError(f"solve_triangular: trans={trans!r} must be 0, 1, 2, 'N', 'T' or 'C'")
-    b, vector = _matrix_rhs(b)
+    b, vector = matrix_rhs(b)
     x = triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose[trans],
                          unit_diagonal=unit_diagonal)
     return x[..., 0] if vector else x
@@ -128,12 +122,10 @@ def block_diag(*arrs):
     if not arrs:
         return jnp.zeros((1, 0))
     dtype = np.result_type(*[u.dtype_of(x) for x in arrs])
-    rows = sum(u.shape(x)[0] for x in arrs)
     cols = sum(u.shape(x)[1] for x in arrs)
     blocks, col = [], 0
     for x in arrs:
         r, c = u.shape(x)
         blocks.append(jnp.pad(x.astype(dtype), ((0, 0), (col, cols - col - c))))
         col += c
-    del rows
     return jnp.concatenate(blocks, axis=0)

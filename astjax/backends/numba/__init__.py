@@ -35,7 +35,7 @@ import llvmlite  # noqa: E402
 import numba  # noqa: E402
 import numba.core.errors  # noqa: E402
 
-from astjax.core.files import cache_root, write_if_changed
+from astjax.core.files import cache_root, discard, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
 
@@ -115,12 +115,8 @@ def _healing_cache() -> None:
 
 
 def _discard(path: str, error: Exception) -> None:
-    import shutil
     import warnings
-    try:
-        shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
-    except OSError:
-        pass
+    discard(path)
     warnings.warn(f"astjax: discarded the unreadable Numba cache file {path} "
                   f"({type(error).__name__}); the kernel is compiled again", stacklevel=3)
 

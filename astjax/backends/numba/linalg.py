@@ -38,12 +38,22 @@ def _unstack(eqn, outs, stacks):
     return lines
 
 
-@LOWER.register("cholesky")
-def _cholesky(fe, eqn, ins, outs):
-    lines = []
-    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
-    more, stacks = _outputs(fe, eqn, outs, [2])
-    return lines + more + [f"rt.cholesky_batch({a}, {stacks[0]})"] + _unstack(eqn, outs, stacks)
+def _factorisation(helper, trailing, *flags):
+    """The rule for a one-operand decomposition: `rt.<helper>(stack, *out_stacks, *flags)`,
+    each result stacked with `trailing[k]` axes after the batch, flags read from the params."""
+    def lower(fe, eqn, ins, outs):
+        lines = []
+        a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
+        more, stacks = _outputs(fe, eqn, outs, trailing)
+        args = [a] + stacks + [str(eqn.params[f]) for f in flags]
+        return lines + more + [f"rt.{helper}({', '.join(args)})"] + _unstack(eqn, outs, stacks)
+    return lower
+
+
+LOWER.set("cholesky", _factorisation("cholesky_batch", [2]))
+LOWER.set("lu", _factorisation("lu_batch", [2, 1, 1]))
+LOWER.set("qr", _factorisation("qr_batch", [2, 2], "full_matrices"))
+LOWER.set("eigh", _factorisation("eigh_batch", [2, 1], "lower"))
 
 
 @LOWER.register("triangular_solve")
@@ -70,50 +80,10 @@ def _triangular_solve(fe, eqn, ins, outs):
     return lines
 
 
-@LOWER.register("lu")
-def _lu(fe, eqn, ins, outs):
-    lines = []
-    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
-    more, stacks = _outputs(fe, eqn, outs, [2, 1, 1])
-    return lines + more + [f"rt.lu_batch({a}, {', '.join(stacks)})"] + _unstack(eqn, outs, stacks)
-
-
-@LOWER.register("qr")
-def _qr(fe, eqn, ins, outs):
-    lines = []
-    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
-    more, stacks = _outputs(fe, eqn, outs, [2, 2])
-    call = f"rt.qr_batch({a}, {stacks[0]}, {stacks[1]}, {eqn.params['full_matrices']})"
-    return lines + more + [call] + _unstack(eqn, outs, stacks)
-
-
-@LOWER.register("eigh")
-def _eigh(fe, eqn, ins, outs):
-    lines = []
-    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
-    more, stacks = _outputs(fe, eqn, outs, [2, 1])
-    call = f"rt.eigh_batch({a}, {stacks[0]}, {stacks[1]}, {eqn.params['lower']})"
-    return lines + more + [call] + _unstack(eqn, outs, stacks)
+_SVD = _factorisation("svd_batch", [1, 2, 2], "full_matrices")
+_SINGULAR_VALUES = _factorisation("singular_values_batch", [1])
 
 
 @LOWER.register("svd")
 def _svd(fe, eqn, ins, outs):
-    p = eqn.params
-    lines = []
-    a = _stack(fe, ins[0], eqn.ins[0].aval, lines)
-    more, stacks = _outputs(fe, eqn, outs, [1, 2, 2][:len(outs)])
-    lines += more
-    if not p["compute_uv"]:  # LAPACK computes the vectors anyway; they go to scratch
-        aval = eqn.ins[0].aval
-        d = dims(ins[0], aval)
-        full = p["full_matrices"]
-        k = f"min({d[-2]}, {d[-1]})"
-        u_cols, vt_rows = (d[-2], d[-1]) if full else (k, k)
-        scratch_u, scratch_v = fe.fresh("u_scratch"), fe.fresh("vt_scratch")
-        lines += [f"{scratch_u} = np.empty(({a}.shape[0], {d[-2]}, {u_cols}), {a}.dtype)",
-                  f"{scratch_v} = np.empty(({a}.shape[0], {vt_rows}, {d[-1]}), {a}.dtype)"]
-        stacks_call = [stacks[0], scratch_u, scratch_v]
-    else:
-        stacks_call = stacks
-    lines.append(f"rt.svd_batch({a}, {', '.join(stacks_call)}, {p['full_matrices']})")
-    return lines + _unstack(eqn, outs, stacks)
+    return (_SVD if eqn.params["compute_uv"] else _SINGULAR_VALUES)(fe, eqn, ins, outs)

@@ -102,3 +102,10 @@ def svd_batch(a, s, u, vt, full):
         s[i] = si
         u[i] = ui
         vt[i] = vti
+
+
+@njit
+def singular_values_batch(a, s):
+    """Singular values alone (Numba's svd computes the vectors too; they are dropped)."""
+    for i in range(a.shape[0]):
+        s[i] = np.linalg.svd(np.ascontiguousarray(a[i]), full_matrices=False)[1]

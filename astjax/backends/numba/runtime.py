@@ -435,4 +435,4 @@ def conv5(x, w, out, strides, pads_lo, lhs_dilation, rhs_dilation, groups, batch
                                             w[o, i, p, r, t]
                         out[n, o, a, b, c] = acc
 from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_batch,  # noqa: E402,F401
-                             qr_batch, svd_batch)
+                             qr_batch, singular_values_batch, svd_batch)

@@ -8,9 +8,9 @@ derivative needs m >= n and the reduced form; svd's needs full_matrices=False.
 from astjax.core.bind import bind
 from astjax.errors import TransformError
 
-from .matrices import (as_column, as_row, cols_scaled, diag_embed, diagonal, eye_like, mm, mT,
-                       pad_to, rows_of, columns, solve_triangular, tril, triu)
-from .rules import JVP, VJP
+from .matrices import (as_column, as_row, cols_scaled, columns, diag_embed, diagonal, eye_like,
+                       index_grid, mm, mT, pad_to, rows_of, solve_triangular, tril, triu)
+from .rules import JVP, VJP, add_all
 from .util import aval
 
 
@@ -26,10 +26,6 @@ def _half_diagonal(x):
     """phi(x): the lower triangle with the diagonal halved (a mask, so its own transpose)."""
     low = tril(x)
     return _sub(low, bind("mul", 0.5, diag_embed(diagonal(x))))
-
-
-def _sym(x):
-    return bind("mul", 0.5, _add(x, mT(x)))
 
 
 # ---------------------------------------------------------------- cholesky
@@ -72,8 +68,7 @@ def _triangular_solve_jvp(primals, tangents, **params):
         solved = bind("triangular_solve", a, g, **params)
         # left: (op(A)^-1 dA) X; right: X (dA op(A)^-1)
         terms.append(mm(solved, ans) if params["left_side"] else mm(ans, solved))
-    tangent = terms[0] if len(terms) == 1 else (_add(*terms) if terms else None)
-    return ans, tangent
+    return ans, add_all(terms)
 
 
 @VJP.register("triangular_solve")
@@ -94,17 +89,10 @@ def _lu_factors(lu, m, n):
     low = _add(low, eye_like(low))
     up = pad_to(triu(rows_of(lu, 0, k)), n, n)
     if n > k:
-        rows_, cols_ = _grid(up)
+        rows_, cols_ = index_grid(up)
         up = _add(up, bind("convert", bind("bitwise_and", bind("eq", rows_, cols_), bind("ge", rows_, k)),
                            dtype=aval(up).dtype.name))
     return low, up
-
-
-def _grid(x):
-    shape = aval(x).shape
-    nd = len(shape)
-    return (bind("iota", dtype="int64", shape=shape, dimension=nd - 2),
-            bind("iota", dtype="int64", shape=shape, dimension=nd - 1))
 
 
 def _permute_rows(x, permutation):
@@ -216,10 +204,8 @@ def _eigh_vjp(ct, a, out, lower):
         terms.append(bind("mul", _reciprocal_gaps(w), mm(mT(v), ct[0])))
     if ct[1] is not None:
         terms.append(diag_embed(ct[1]))
-    if not terms:
-        return [None]
-    inner_bar = terms[0] if len(terms) == 1 else _add(*terms)
-    return [mm(mm(v, inner_bar), mT(v))]
+    inner_bar = add_all(terms)
+    return [None if inner_bar is None else mm(mm(v, inner_bar), mT(v))]
 
 
 # ---------------------------------------------------------------- svd
@@ -279,21 +265,13 @@ def _svd_vjp(ct, a, out, full_matrices, compute_uv):
     if v_bar is not None:
         z = bind("mul", f, mm(vt, v_bar))
         terms.append(bind("mul", _add(z, mT(z)), as_column(s)))
-    a_bar = None
-    if terms:
-        inner = terms[0]
-        for t in terms[1:]:
-            inner = _add(inner, t)
-        a_bar = mm(mm(u, inner), vt)
+    inner = add_all(terms)
+    a_bar = [None if inner is None else mm(mm(u, inner), vt)]
     m, n = aval(a).shape[-2:]
     if u_bar is not None and m > n:
         w = bind("div", u_bar, as_row(s))
-        a_bar = _plus(a_bar, mm(_sub(w, mm(u, mm(mT(u), w))), vt))
+        a_bar.append(mm(_sub(w, mm(u, mm(mT(u), w))), vt))
     if v_bar is not None and n > m:
         w = bind("div", v_bar, as_row(s))
-        a_bar = _plus(a_bar, mm(u, mT(_sub(w, mm(v, mm(vt, w))))))
-    return [a_bar]
-
-
-def _plus(a, b):
-    return b if a is None else _add(a, b)
+        a_bar.append(mm(u, mT(_sub(w, mm(v, mm(vt, w))))))
+    return [add_all(a_bar)]

@@ -20,7 +20,7 @@ def mm(a, b):
     return bind("dot_general", a, b, dimension_numbers=(((nb + 1,), (nb,)), (batch, batch)))
 
 
-def _index_grid(x, shift):
+def index_grid(x, shift=0):
     """(rows + shift, cols) iotas shaped as x."""
     shape = aval(x).shape
     nd = len(shape)
@@ -35,68 +35,55 @@ def _zero(x):
 
 def tril(x, k: int = 0):
     """The lower triangle of x (entries with col <= row + k), zeros elsewhere."""
-    rows, cols = _index_grid(x, k)
+    rows, cols = index_grid(x, k)
     return bind("select", bind("le", cols, rows), x, _zero(x))
 
 
 def triu(x, k: int = 0):
     """The upper triangle of x (entries with col >= row + k), zeros elsewhere."""
-    rows, cols = _index_grid(x, k)
+    rows, cols = index_grid(x, k)
     return bind("select", bind("ge", cols, rows), x, _zero(x))
 
 
 def diagonal(x):
     """(..., n, n) -> (..., n): the main diagonal."""
-    rows, cols = _index_grid(x, 0)
+    rows, cols = index_grid(x, 0)
     nd = aval(x).ndim
     return bind("reduce_sum", bind("select", bind("eq", rows, cols), x, _zero(x)), axes=(nd - 1,))
 
 
-def diag_embed(v, dtype=None):
+def diag_embed(v):
     """(..., n) -> (..., n, n) with v on the diagonal."""
     a = aval(v)
     shape = tuple(a.shape) + (a.shape[-1],)
     nd = len(shape)
     spread = bind("broadcast_in_dim", v, shape=shape,
                   broadcast_dimensions=tuple(range(nd - 2)) + (nd - 1,))
-    rows, cols = _index_grid(spread, 0)
+    rows, cols = index_grid(spread, 0)
     return bind("select", bind("eq", rows, cols), spread, _zero(spread))
 
 
 def eye_like(x):
     """The identity, shaped and typed as the square matrices x."""
-    rows, cols = _index_grid(x, 0)
+    rows, cols = index_grid(x, 0)
     return bind("convert", bind("eq", rows, cols), dtype=aval(x).dtype.name)
-
-
-def rows_scaled(x, s):
-    """diag(s) @ x: row i of x times s[i] (s has x's batch axes and one more)."""
-    return bind("mul", x, _as_column(s))
 
 
 def cols_scaled(x, s):
     """x @ diag(s): column j of x times s[j]."""
-    return bind("mul", x, _as_row(s))
-
-
-def _as_column(s):
-    shape = aval(s).shape
-    return bind("reshape", s, new_sizes=tuple(shape) + (1,))
-
-
-def _as_row(s):
-    shape = aval(s).shape
-    return bind("reshape", s, new_sizes=tuple(shape[:-1]) + (1, shape[-1]))
+    return bind("mul", x, as_row(s))
 
 
 def as_row(s):
     """(..., n) -> (..., 1, n), to broadcast along columns."""
-    return _as_row(s)
+    shape = aval(s).shape
+    return bind("reshape", s, new_sizes=tuple(shape[:-1]) + (1, shape[-1]))
 
 
 def as_column(s):
-    """(..., n) -> (..., n, 1)."""
-    return _as_column(s)
+    """(..., n) -> (..., n, 1), to broadcast along rows."""
+    shape = aval(s).shape
+    return bind("reshape", s, new_sizes=tuple(shape) + (1,))
 
 
 def solve_triangular(a, b, **params):
