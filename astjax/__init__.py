@@ -17,6 +17,7 @@ _API = {
     "jit": "compiled",
     "grad": "transforms", "value_and_grad": "transforms", "vjp": "transforms",
     "jvp": "transforms", "jacfwd": "transforms", "jacrev": "transforms", "hessian": "transforms",
+    "jacobian": "transforms",
     "vmap": "batching", "pmap": "pmap",
     "devices": "devices", "local_devices": "devices", "device_count": "devices",
     "local_device_count": "devices", "device_put": "devices", "block_until_ready": "devices",
@@ -25,7 +26,7 @@ _API = {
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors",
 }
-_SUBMODULES = ("config", "debug", "lax", "nn", "numpy", "random", "tree_util")
+_SUBMODULES = ("config", "debug", "lax", "nn", "numpy", "random", "scipy", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

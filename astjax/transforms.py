@@ -33,19 +33,21 @@ def _with_args(args, nums, values):
 
 # ---------------------------------------------------------------- reverse mode
 class ValueAndGrad(Transformed):
-    def __init__(self, fun, argnums=0, has_aux=False, value=True):
+    def __init__(self, fun, argnums=0, has_aux=False, value=True, holomorphic=False):
         super().__init__(fun, "value_and_grad" if value else "grad")
         self.argnums, self.has_aux, self.value = argnums, has_aux, value
+        self.holomorphic = holomorphic
 
     def abstract_call(self, *args, **kwargs):
         nums = _argnums(self.argnums, len(args))
         diff = tuple(args[n] for n in nums)
         label = f"{self.kind}({getattr(self.fun, '__name__', 'f')})"
-        _check_float_inputs(diff, label)
+        _check_float_inputs(diff, label, self.holomorphic)
         target = interpretable(self.fun)
         fun = lambda *d: target(*_with_args(args, nums, d), **kwargs)  # noqa: E731
         func, out_tree, captured = func_of(fun, diff, self.fun.__name__)
         value_atom = _scalar_output(func, out_tree, self.has_aux, label)
+        _check_output_dtype(value_atom.aval.dtype, label, self.holomorphic, func.loc)
         n_diff = len(func.params) - len(captured)
         vjp = ad.vjp_func(func, [True] * n_diff + [False] * len(captured))
         seeds = [np.ones((), value_atom.aval.dtype) if o is value_atom else _zeros(o)
@@ -64,7 +66,7 @@ def _zeros(atom):
     return np.zeros(atom.aval.shape, atom.aval.dtype)
 
 
-def _check_float_inputs(diff, name):
+def _check_float_inputs(diff, name, holomorphic=False):
     for leaf in tree_flatten(diff)[0]:
         dtype = aval(leaf).dtype
         if dtype.kind not in "fc":
@@ -72,6 +74,20 @@ def _check_float_inputs(diff, name):
                 f"{name} requires real- or complex-valued inputs, but got {dtype.name}",
                 hint="differentiate with respect to float arguments (e.g. x.astype(jnp.float32)), "
                      "or move integer arguments out of argnums")
+        if holomorphic and dtype.kind != "c":
+            raise DtypeError(f"{name} with holomorphic=True requires complex inputs, but got "
+                             f"{dtype.name}", hint="pass x.astype(jnp.complex64) (or complex128)")
+
+
+def _check_output_dtype(dtype, name, holomorphic, loc=None):
+    """As JAX: a complex output needs holomorphic=True, which needs a complex output."""
+    if dtype.kind == "c" and not holomorphic:
+        raise DtypeError(f"{name} requires real-valued outputs, but got {dtype.name}", loc,
+                         hint="pass holomorphic=True for holomorphic differentiation, or "
+                              "differentiate jnp.real / jnp.abs of the output")
+    if holomorphic and dtype.kind != "c":
+        raise DtypeError(f"{name} with holomorphic=True requires a complex output, but got "
+                         f"{dtype.name}", loc)
 
 
 def _scalar_output(func, out_tree, has_aux, name):
@@ -91,12 +107,12 @@ def _scalar_output(func, out_tree, has_aux, name):
     return first
 
 
-def grad(fun, argnums=0, has_aux=False):
-    return ValueAndGrad(fun, argnums, has_aux, value=False)
+def grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    return ValueAndGrad(fun, argnums, has_aux, value=False, holomorphic=holomorphic)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
-    return ValueAndGrad(fun, argnums, has_aux, value=True)
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
+    return ValueAndGrad(fun, argnums, has_aux, value=True, holomorphic=holomorphic)
 
 
 # ---------------------------------------------------------------- vjp and jvp
@@ -191,9 +207,9 @@ class Jacobian(Transformed):
     JVP/VJP batched over the rows of an identity matrix with vmap (one vectorised pass), or,
     where a body cannot be batched, a scan over the rows (small code, one row at a time)."""
 
-    def __init__(self, fun, argnums=0, forward=True):
+    def __init__(self, fun, argnums=0, forward=True, holomorphic=False):
         super().__init__(fun, "jacfwd" if forward else "jacrev")
-        self.argnums, self.forward = argnums, forward
+        self.argnums, self.forward, self.holomorphic = argnums, forward, holomorphic
 
     def abstract_call(self, *args):
         if not isinstance(self.argnums, int):
@@ -204,6 +220,7 @@ class Jacobian(Transformed):
         fun = lambda v: target(*_with_args(args, (n,), (v,)))  # noqa: E731
         y = fun(x)
         x_shape, y_shape = aval(x).shape, aval(y).shape
+        self._check_dtypes(aval(x).dtype, aval(y).dtype)
         if self.forward:
             rows = _eye(math.prod(x_shape), x_shape, aval(x).dtype)
             cols = _map_rows(lambda e: _JVPApply(fun)((x,), (e,))[1], rows)
@@ -211,6 +228,21 @@ class Jacobian(Transformed):
         rows = _eye(math.prod(y_shape), y_shape, aval(y).dtype)
         jac = _map_rows(lambda e: _VJPApply(fun)((x,), e)[0], rows)
         return bind("reshape", jac, new_sizes=tuple(y_shape) + tuple(x_shape))
+
+
+    def _check_dtypes(self, x_dtype, y_dtype):
+        """As JAX: jacfwd needs real inputs, jacrev real outputs, unless holomorphic=True
+        (then both complex)."""
+        name = self.kind
+        if self.holomorphic:
+            if x_dtype.kind != "c" or y_dtype.kind != "c":
+                raise DtypeError(f"{name} with holomorphic=True requires complex inputs and "
+                                 f"outputs, got {x_dtype.name} -> {y_dtype.name}")
+        elif (x_dtype if self.forward else y_dtype).kind == "c":
+            which = "inputs" if self.forward else "outputs"
+            raise DtypeError(f"{name} requires real-valued {which}, but got "
+                             f"{(x_dtype if self.forward else y_dtype).name}",
+                             hint="pass holomorphic=True for holomorphic differentiation")
 
 
 def _map_rows(fn, rows):
@@ -242,13 +274,25 @@ def _move_first_axis_last(cols, y_shape, x_shape):
     return bind("reshape", moved, new_sizes=tuple(y_shape) + tuple(x_shape))
 
 
-def jacfwd(fun, argnums=0):
-    return Jacobian(fun, argnums, forward=True)
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    _no_aux(has_aux, "jacfwd")
+    return Jacobian(fun, argnums, forward=True, holomorphic=holomorphic)
 
 
-def jacrev(fun, argnums=0):
-    return Jacobian(fun, argnums, forward=False)
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
+    _no_aux(has_aux, "jacrev")
+    return Jacobian(fun, argnums, forward=False, holomorphic=holomorphic)
 
 
-def hessian(fun, argnums=0):
-    return jacfwd(jacrev(fun, argnums), argnums)
+jacobian = jacrev  # the name JAX keeps for it
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    _no_aux(has_aux, "hessian")
+    return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
+
+
+def _no_aux(has_aux, name):
+    if has_aux:
+        raise TransformError(f"{name}(has_aux=True) is not supported yet",
+                             hint="return the auxiliary value from a separate function")

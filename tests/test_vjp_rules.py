@@ -46,6 +46,10 @@ NOT_HERE = {
                             "against FD)",
     **{name: "test_linalg.py (through jnp.linalg and jax.scipy.linalg, against jax.grad and "
              "FD)" for name in ("cholesky", "triangular_solve", "lu", "qr", "eigh", "svd")},
+    **{name: "test_complex.py (complex operands: the FD here is real; against jax.grad and "
+             "FD in real and imaginary directions)" for name in ("real", "imag", "conj",
+                                                                 "complex")},
+    "fft": "test_fft.py (every fft_type, against jax.grad and FD, real and complex inputs)",
 }
 # Piecewise constant, or a non-float result: grad must give exactly zero (and FD agrees).
 ZERO_DERIVATIVE = {"sign", "floor", "ceil", "round", "floor_divide", "argmax", "argmin",

@@ -38,6 +38,8 @@ sinh, cosh, tanh, asinh, acosh, atanh = (_unary(p) for p in (
     "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"))
 logistic, erf, erfc, erf_inv, lgamma, digamma, is_finite = (_unary(p) for p in (
     "logistic", "erf", "erfc", "erf_inv", "lgamma", "digamma", "is_finite"))
+real, imag, conj = (_unary(p) for p in ("real", "imag", "conj"))
+complex = _binary("complex")
 bitwise_not = _unary("bitwise_not")
 
 add, sub, mul, pow, max, min, atan2, polygamma = (_binary(p) for p in (
@@ -611,3 +613,20 @@ def _no_groups(groups):
 
 from ..control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+
+
+# ---------------------------------------------------------------- Fourier transform
+class FftType(enum.IntEnum):
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
+def fft(x, fft_type, fft_lengths):
+    """The DFT of x's trailing len(fft_lengths) axes (fft_type: a FftType or its name)."""
+    name = fft_type.name if isinstance(fft_type, FftType) else str(fft_type).upper()
+    if name not in FftType.__members__:
+        raise ValueError(f"lax.fft: unknown fft_type {fft_type!r} (one of FFT, IFFT, RFFT, IRFFT)")
+    lengths = (fft_lengths,) if isinstance(fft_lengths, int) else tuple(fft_lengths)
+    return bind("fft", _as_operand(x), fft_type=name, fft_lengths=tuple(int(n) for n in lengths))

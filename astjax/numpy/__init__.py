@@ -11,7 +11,7 @@ updates and `block_until_ready`), so `x.at[i].set(v)` works eagerly as inside co
 import numpy as _np
 
 from . import _methods  # noqa: F401  (installs operators and methods of abstract arrays)
-from . import linalg  # noqa: F401
+from . import fft, linalg  # noqa: F401
 from ._at import at  # noqa: F401
 from ._convolve import convolve, correlate  # noqa: F401
 from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, full,  # noqa: F401

@@ -239,16 +239,49 @@ def heaviside(x1, x2, /):
     return bind("select", isnan(x1), x1, at_zero)
 
 
+# ---------------------------------------------------------------- complex numbers
 def conjugate(x, /):
-    return _as_operand(x)  # real dtypes only
+    x = _as_operand(x)
+    return bind("conj", x) if u.dtype_of(x).kind == "c" else x
 
 
-conj = real = conjugate
+conj = conjugate
+
+
+def real(val, /):
+    val = _as_operand(val)
+    return bind("real", val) if u.dtype_of(val).kind == "c" else val
 
 
 def imag(val, /):
     val = _as_operand(val)
+    if u.dtype_of(val).kind == "c":
+        return bind("imag", val)
     return bind("full", u.zero(u.dtype_of(val)), shape=u.shape(val), dtype=u.dtype_of(val).name)
+
+
+def angle(z, deg=False):
+    z = _as_operand(z)
+    out = bind("atan2", imag(z), real(z))
+    return rad2deg(out) if deg else out
+
+
+def iscomplexobj(x):
+    return u.dtype_of(_as_operand(x)).kind == "c"
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def iscomplex(x):
+    x = _as_operand(x)
+    return bind("ne", imag(x), 0) if iscomplexobj(x) else bind("full", False, shape=u.shape(x),
+                                                                 dtype="bool")
+
+
+def isreal(x):
+    return invert(iscomplex(x))
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):

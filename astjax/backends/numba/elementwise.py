@@ -29,6 +29,8 @@ SCALAR_LIBM = {"exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "t
 
 def _vecmath_unary(fn):
     def rule(op):
+        if op.is_complex():  # vecmath is real-only: Numba's complex (cmath) functions
+            return f"np.{fn}({op.arg(0)})"
         if not op.vector and fn in SCALAR_LIBM and op.is_float():
             return f"np.{fn}({op.arg(0)})"
         return f"vecmath.{fn}({op.arg(0)})"
@@ -93,13 +95,15 @@ def _identity(op):
 
 
 SCALAR.set("neg", lambda op: f"-{op.arg(0)}")
-SCALAR.set("abs", _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
-                                   lambda op: f"abs({op.arg(0)})"))
+SCALAR.set("abs", lambda op: (f"abs({op.arg(0, op.in_avals[0].dtype)})" if op.is_complex(0)
+                             else _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
+                                            lambda op: f"abs({op.arg(0)})")(op)))
 SCALAR.set("floor", _float_or(lambda op: f"vecmath.floor({op.arg(0)})", _identity))
 SCALAR.set("ceil", _float_or(lambda op: f"vecmath.ceil({op.arg(0)})", _identity))
 SCALAR.set("round", _float_or(lambda op: f"vecmath.rint({op.arg(0)})", _identity))
 SCALAR.set("sign", lambda op: f"np.sign({op.arg(0)})")
-SCALAR.set("rsqrt", lambda op: f"{_one(op)} / vecmath.sqrt({op.arg(0)})")
+SCALAR.set("rsqrt", lambda op: f"{_one(op)} / {'np' if op.is_complex() else 'vecmath'}"
+                               f".sqrt({op.arg(0)})")
 SCALAR.set("pow", _float_or(lambda op: f"vecmath.pow({op.arg(0)}, {op.arg(1)})",
                                    lambda op: f"{op.arg(0)} ** {op.arg(1)}"))
 SCALAR.set("max", _float_or(lambda op: f"vecmath.maximum({op.arg(0)}, {op.arg(1)})",
@@ -108,7 +112,7 @@ SCALAR.set("min", _float_or(lambda op: f"vecmath.minimum({op.arg(0)}, {op.arg(1)
                                    lambda op: f"min({op.arg(0)}, {op.arg(1)})"))
 SCALAR.set("is_finite",
          lambda op: f"np.isfinite({op.arg(0, op.in_avals[0].dtype)})" if op.is_float(0)
-         else "True")
+         else _finite_parts(op.arg(0, op.in_avals[0].dtype)) if op.is_complex(0) else "True")
 SCALAR.set("bitwise_not",
          lambda op: f"not {op.arg(0)}" if op.dtype.kind == "b" else f"~{op.arg(0)}")
 SCALAR.set("select", lambda op: f"{op.arg(1)} if {op.arg(0, bool)} else {op.arg(2)}")
@@ -121,6 +125,36 @@ SCALAR.set("lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
 SCALAR.set("digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
 SCALAR.set("polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "
                                            f"{op.arg(1, np.float64)}))"))
+
+
+def _finite_parts(z: str) -> str:
+    return f"(np.isfinite(({z}).real) and np.isfinite(({z}).imag))"
+
+
+# ---------------------------------------------------------------- complex numbers
+def _part(attribute):
+    """z.real / z.imag of a complex operand (a real operand is its own real part, imag 0)."""
+    def rule(op):
+        source = op.in_avals[0].dtype
+        if source.kind == "c":
+            return f"{_dtype(op)}(({op.arg(0, source)}).{attribute})"
+        return op.arg(0) if attribute == "real" else _zero(op)
+    return rule
+
+
+SCALAR.set("real", _part("real"))
+SCALAR.set("imag", _part("imag"))
+SCALAR.set("conj", lambda op: f"({op.arg(0)}).conjugate()" if op.is_complex() else op.arg(0))
+SCALAR.set("complex", lambda op: (f"{_dtype(op)}(complex({op.arg(0, _part_dtype(op))}, "
+                                  f"{op.arg(1, _part_dtype(op))}))"))
+
+
+def _part_dtype(op) -> np.dtype:
+    return np.empty(0, op.dtype).real.dtype
+
+
+def _zero(op) -> str:
+    return scalar_literal(0, op.dtype)
 
 
 def _dtype(op) -> str:

@@ -436,3 +436,4 @@ def conv5(x, w, out, strides, pads_lo, lhs_dilation, rhs_dilation, groups, batch
                         out[n, o, a, b, c] = acc
 from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_batch,  # noqa: E402,F401
                              qr_batch, singular_values_batch, svd_batch)
+from .fft_runtime import fft_into  # noqa: E402,F401

@@ -33,15 +33,20 @@ def scalar_literal(value, dtype) -> str:
         text = repr(int(value))
         return text if dtype.name == "int64" else f"{dtype_text(dtype)}({text})"
     if dtype.kind == "f":
-        value = float(value)
-        if math.isnan(value):
-            text = "np.nan"
-        elif math.isinf(value):
-            text = "np.inf" if value > 0 else "-np.inf"
-        else:
-            text = repr(value)
-        return f"{dtype_text(dtype)}({text})"
+        return f"{dtype_text(dtype)}({_float_text(float(value))})"
+    if dtype.kind == "c":
+        value = complex(value)
+        return (f"{dtype_text(dtype)}(complex({_float_text(value.real)}, "
+                f"{_float_text(value.imag)}))")
     raise NotImplementedError(f"{dtype.name} literals")
+
+
+def _float_text(value: float) -> str:
+    if math.isnan(value):
+        return "np.nan"
+    if math.isinf(value):
+        return "np.inf" if value > 0 else "-np.inf"
+    return repr(value)
 
 
 def cast(text: str, from_dtype, to_dtype) -> str:
@@ -51,6 +56,8 @@ def cast(text: str, from_dtype, to_dtype) -> str:
         return text
     if to_dtype.kind == "b":
         return f"({text} != 0)"
+    if from_dtype.kind == "c" and to_dtype.kind != "c":  # astype keeps the real part
+        return f"{dtype_text(to_dtype)}(({text}).real)"
     return f"{dtype_text(to_dtype)}({text})"
 
 
@@ -71,6 +78,10 @@ class ScalarOp:
     def is_float(self, k: int = None) -> bool:
         aval = self.out if k is None else self.in_avals[k]
         return aval.dtype.kind == "f"
+
+    def is_complex(self, k: int = None) -> bool:
+        aval = self.out if k is None else self.in_avals[k]
+        return aval.dtype.kind == "c"
 
     def arg(self, k: int, dtype=None) -> str:
         """Operand k as a scalar of `dtype` (default: the result's dtype)."""

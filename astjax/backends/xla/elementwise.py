@@ -190,3 +190,33 @@ def _pow(body, eqn, x, y):
     if int(exponent) < 0:
         result = body.binary("stablehlo.divide", body.constant(1, x.dtype, x.shape), result)
     return [result]
+
+
+# ---------------------------------------------------------------- complex numbers
+@LOWER.register("real", "imag")
+def _part(body, eqn, z):
+    shape, dtype = _out(eqn)
+    z = body.broadcast(z, shape)
+    if z.dtype.kind != "c":  # real(x) of a real x is x, imag(x) is 0
+        return [body.convert(z, dtype) if eqn.prim == "real" else body.constant(0, dtype, shape)]
+    return [body.op1(f"stablehlo.{eqn.prim}", [z], shape, dtype)]
+
+
+@LOWER.register("conj")
+def _conj(body, eqn, z):
+    shape, dtype = _out(eqn)
+    (z,) = body.coerce([z], shape, dtype)
+    if dtype.kind != "c":
+        return [z]
+    part = np.empty(0, dtype).real.dtype
+    re = body.op1("stablehlo.real", [z], shape, part)
+    im = body.unary("stablehlo.negate", body.op1("stablehlo.imag", [z], shape, part))
+    return [body.op1("stablehlo.complex", [re, im], shape, dtype)]
+
+
+@LOWER.register("complex")
+def _complex(body, eqn, x, y):
+    shape, dtype = _out(eqn)
+    part = np.empty(0, dtype).real.dtype
+    x, y = body.coerce([x, y], shape, part)
+    return [body.op1("stablehlo.complex", [x, y], shape, dtype)]

@@ -154,7 +154,8 @@ class Body:
         return self.op(name, operands, [(shape, dtype)], attrs, hint=hint)[0]
 
     def constant(self, value, dtype, shape=()) -> Value:
-        """A constant of `dtype`, broadcast to `shape` when `value` is a scalar."""
+        """A constant of `dtype`, broadcast to `shape` (an array value keeps its own shape
+        when `shape` is left out)."""
         array = np.asarray(value)
         if array.ndim == 0:  # a splat: written once, converted and broadcast as text
             shape = tuple(int(d) for d in shape)
@@ -167,7 +168,8 @@ class Body:
         result = self.op1("stablehlo.constant", [], array.shape, dtype,
                           f"value = dense<{literal}> : {tensor_type(array.shape, dtype)}",
                           hint="c")
-        return self.broadcast(result, tuple(shape)) if tuple(shape) != array.shape else result
+        wanted = tuple(shape) if shape != () else array.shape
+        return self.broadcast(result, wanted) if wanted != array.shape else result
 
     def convert(self, value: Value, dtype) -> Value:
         dtype = np.dtype(dtype)

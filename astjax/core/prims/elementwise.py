@@ -100,7 +100,24 @@ def _polygamma(m, x):
 
 
 def _convert(x, *, dtype):
-    return np.asarray(x).astype(dtype)
+    """astype, a complex value to a real dtype keeping its real part (as lax does)."""
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = x.real
+    return x.astype(dtype)
+
+
+def complex_dtype(dtype) -> np.dtype:
+    """The complex dtype whose parts are `dtype` (complex64 for float32 and narrower)."""
+    return np.dtype(np.complex64 if np.dtype(dtype).itemsize <= 4 else np.complex128)
+
+
+def _complex(x, y):
+    """x + i y, built part by part (x + 1j * y would turn inf into nan)."""
+    x, y = np.asarray(x), np.asarray(y)
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), complex_dtype(np.result_type(x, y)))
+    out.real, out.imag = x, y
+    return out if out.ndim else out[()]
 
 
 UNARY = {
@@ -114,13 +131,14 @@ UNARY = {
     "logistic": _logistic, "erf": sp.erf, "erfc": sp.erfc, "erf_inv": sp.erfinv,
     "lgamma": _lgamma, "digamma": sp.digamma,
     "is_finite": np.isfinite, "bitwise_not": _not,
+    "real": np.real, "imag": np.imag, "conj": np.conj,
 }
 
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floor_divide": np.floor_divide, "rem": np.remainder, "pow": np.power,
     "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "logaddexp": np.logaddexp,
-    "polygamma": _polygamma,
+    "polygamma": _polygamma, "complex": _complex,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,

@@ -55,7 +55,6 @@ unary("log10", lambda x, out: div(1.0 / math.log(10.0), x))
 unary("sqrt", lambda x, out: div(0.5, out))
 unary("rsqrt", lambda x, out: mul(-0.5, div(out, x)))
 unary("cbrt", lambda x, out: div(1.0 / 3.0, mul(out, out)))
-unary("abs", lambda x, out: bind("sign", x))
 unary("logistic", lambda x, out: mul(out, sub(1.0, out)))
 unary("erf", lambda x, out: mul(2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
 unary("erfc", lambda x, out: mul(-2.0 / math.sqrt(math.pi), exp(neg(mul(x, x)))))
@@ -67,7 +66,50 @@ VJP.register("neg")(lambda ct, x, out: [neg(ct)])
 
 @VJP.register("convert")
 def _convert(ct, x, out, dtype):
-    return [unbroadcast(ct, x) if aval(x).dtype.kind in "fc" else None]
+    source = aval(x).dtype
+    if source.kind not in "fc":
+        return [None]
+    if aval(ct).dtype.kind == "c" and source.kind != "c":
+        ct = bind("real", ct)  # the transpose of a real -> complex cast keeps the real part
+    if aval(ct).dtype != source:
+        ct = bind("convert", ct, dtype=source.name)
+    return [unbroadcast(ct, x)]
+
+
+# ---------------------------------------------------------------- complex numbers
+# JAX's convention: a VJP is the transpose of the (R-linear) JVP with no conjugation, so for a
+# real-valued f of complex z, grad(f)(z) = df/dx - i df/dy (x, y the parts of z).
+def _is_complex(x):
+    a = aval(x)
+    return a is not None and a.dtype.kind == "c"
+
+
+def _abs_scale(x, out):
+    """conj(x) / |x| (1 where x == 0, so the derivative there is 0 as in JAX)."""
+    safe = select(eq(out, 0.0), 1.0, out)
+    return div(bind("conj", x), bind("convert", safe, dtype=aval(x).dtype.name))
+
+
+@VJP.register("abs")
+def _abs_vjp(ct, x, out):
+    scale = _abs_scale(value(x), out) if _is_complex(x) else bind("sign", value(x))
+    return [unbroadcast(mul(ct, scale), x)]
+
+
+@tangent_rule("abs")
+def _abs_jvp(p, t, out):
+    if t[0] is None:
+        return None
+    if _is_complex(p[0]):
+        return bind("real", mul(t[0], _abs_scale(p[0], out)))
+    return mul(t[0], bind("sign", p[0]))
+
+
+VJP.register("real")(lambda ct, x, out: [unbroadcast(bind("complex", ct, 0.0), x)])
+VJP.register("imag")(lambda ct, x, out: [unbroadcast(bind("complex", 0.0, neg(ct)), x)])
+VJP.register("conj")(lambda ct, x, out: [unbroadcast(bind("conj", ct), x)])
+VJP.register("complex")(lambda ct, x, y, out: [unbroadcast(bind("real", ct), x),
+                                               unbroadcast(neg(bind("imag", ct)), y)])
 
 
 # ---------------------------------------------------------------- elementwise, two operands
@@ -134,7 +176,7 @@ for _name, (_dx, _dy) in BINARY_DERIVATIVES.items():
         None if t[0] is None or dx is None else mul(t[0], dx(p[0], p[1], out)),
         None if t[1] is None or dy is None else mul(t[1], dy(p[0], p[1], out))]))(_dx, _dy))
 
-for _name in ("neg", "add", "sub", "convert"):
+for _name in ("neg", "add", "sub", "convert", "real", "imag", "conj", "complex"):
     linear(_name)
 linear("select", positions=(1, 2))
 

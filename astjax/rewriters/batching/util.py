@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from astjax.core.bind import aval, bind
-from astjax.core.primitives import RuleTable
+from astjax.core.primitives import PRIMITIVES, RuleTable
 
 BATCH = RuleTable("batch", "rule(args, dims, *, axis_size, **params) -> (out, out_dim)")
 
@@ -56,6 +56,18 @@ def batched(x, dim, axis_size: int):
     shape = aval(x).shape
     return bind("broadcast_in_dim", x, shape=(axis_size,) + tuple(shape),
                 broadcast_dimensions=tuple(range(1, len(shape) + 1)))
+
+
+def leading_batch(name):
+    """The rule of a primitive that maps over its operands' leading axes already: the batch
+    axis goes first on every operand (an unbatched one is broadcast) and the primitive is bound
+    again; every result carries the batch at axis 0."""
+    def rule(args, dims, *, axis_size, **params):
+        out = bind(name, *(batched(x, d, axis_size) for x, d in zip(args, dims)), **params)
+        if PRIMITIVES[name].multiple_results:
+            return out, [0] * len(out)
+        return out, 0
+    return rule
 
 
 def lift_rank(x, rank: int):
