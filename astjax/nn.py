@@ -161,3 +161,95 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     classes = bind("iota", dtype=index_dtype, shape=shape, dimension=axis)
     hits = bind("eq", jnp.expand_dims(x, axis), classes)
     return jnp.astype(hits, np.float32 if dtype is None else dtype)
+
+
+# ---------------------------------------------------------------- more activations
+def identity(x):
+    return _as_operand(x)
+
+
+def tanh(x):
+    return bind("tanh", _as_operand(x))
+
+
+def mish(x):
+    """x tanh(softplus(x))."""
+    x = _as_operand(x)
+    return bind("mul", x, bind("tanh", softplus(x)))
+
+
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2: a smooth relu made of algebra."""
+    x = _as_operand(x)
+    return (x + jnp.sqrt(x * x + b)) / 2
+
+
+def log1mexp(x):
+    """log(1 - exp(-x)) for x > 0, from whichever of log1p / expm1 keeps precision."""
+    x = _as_operand(x)
+    return jnp.where(x > math.log(2.0), jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """log(mean(exp(x))) along axis, computed stably."""
+    if where is not None:
+        raise NotImplementedError("logmeanexp(where=...) is not supported yet")
+    x = _as_operand(x)
+    count = math.prod(u.shape(x)[a] for a in u.normalize_axes(axis, u.ndim(x)))
+    return logsumexp(x, axis, keepdims=keepdims) - math.log(count)
+
+
+def sparse_plus(x):
+    """0 below -1, x above 1, (x + 1)^2 / 4 between."""
+    x = _as_operand(x)
+    return jnp.where(x <= -1.0, 0.0, jnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+
+
+def sparse_sigmoid(x):
+    """The derivative of sparse_plus: (x + 1) / 2 clipped to [0, 1]."""
+    return 0.5 * jnp.clip(_as_operand(x) + 1.0, 0.0, 2.0)
+
+
+# ---------------------------------------------------------------- attention
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
+                          is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
+                          local_window_size=None, implementation=None):
+    """softmax(q k^T * scale + bias, masked) v, with JAX's layout: query (B, T, N, H), key and
+    value (B, S, K, H) with N a multiple of K (grouped-query attention); the batch axis may be
+    left out. The softmax runs in float32 whatever the inputs' dtype, as JAX's."""
+    if query_seq_lengths is not None or key_value_seq_lengths is not None:
+        raise NotImplementedError("dot_product_attention(*_seq_lengths=...) is not supported yet")
+    if local_window_size is not None:
+        raise NotImplementedError("dot_product_attention(local_window_size=...) is not "
+                                  "supported yet")
+    if implementation not in (None, "xla"):
+        raise ValueError(f"dot_product_attention: implementation {implementation!r} is not "
+                         "available (astjax has the 'xla' formulation only)")
+    q, k, v = (jnp.asarray(a) for a in (query, key, value))
+    unbatched = q.ndim == 3
+    if unbatched:
+        q, k, v = q[None], k[None], v[None]
+    heads, kv_heads, depth = q.shape[2], k.shape[2], q.shape[3]
+    if heads % kv_heads:
+        raise ValueError(f"dot_product_attention: {heads} query heads are not a multiple of "
+                         f"{kv_heads} key/value heads")
+    groups = heads // kv_heads
+    q = q.reshape(q.shape[:2] + (kv_heads, groups, depth))
+    scale = 1.0 / math.sqrt(depth) if scale is None else scale
+    logits = jnp.einsum("btkgh,bskh->bkgts", q, k) * scale
+    logits = logits.reshape((logits.shape[0], heads) + logits.shape[3:])
+    if bias is not None:
+        logits = logits + jnp.asarray(bias)
+    work = np.dtype(np.float32)
+    logits = logits.astype(work)
+    large = np.asarray(-0.7 * np.finfo(work).max, work)
+    if mask is not None:
+        logits = jnp.where(jnp.asarray(mask), logits, large)
+    if is_causal:
+        t, s = logits.shape[-2], logits.shape[-1]
+        logits = jnp.where(jnp.tril(jnp.ones((t, s), bool)), logits, large)
+    weights = softmax(logits, axis=-1).astype(v.dtype)
+    weights = weights.reshape((weights.shape[0], kv_heads, groups) + weights.shape[2:])
+    out = jnp.einsum("bkgts,bskh->btkgh", weights, v)
+    out = out.reshape(out.shape[:2] + (heads, v.shape[-1]))
+    return out[0] if unbatched else out

@@ -119,3 +119,47 @@ def test_float64_stays_float64():
     x = np.linspace(-2, 2, 5)
     for name in ("gelu", "softplus", "silu", "elu", "softmax"):
         assert getattr(nn, name)(x).dtype == np.float64
+
+
+@pytest.mark.parametrize("name", ["identity", "tanh", "mish", "squareplus", "log1mexp",
+                                  "sparse_plus", "sparse_sigmoid"])
+def test_more_activations_as_jax(name):
+    x = np.linspace(-3.0, 3.0, 13)
+    x = np.abs(x) + 0.01 if name == "log1mexp" else x
+    with jax.enable_x64(True):
+        want = np.asarray(getattr(jnn, name)(x))
+    np.testing.assert_allclose(astjax_jit(getattr(nn, name))(x), want, rtol=1e-12)
+
+
+def astjax_jit(fn):
+    import astjax
+    return astjax.jit(lambda x: fn(x))
+
+
+def test_logmeanexp_as_jax():
+    m = np.linspace(-3.0, 3.0, 12).reshape(3, 4)
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(nn.logmeanexp(m, axis=1), jnn.logmeanexp(m, axis=1),
+                                   rtol=1e-12)
+
+
+@pytest.mark.parametrize("options", [{}, {"bias": True}, {"mask": True},
+                                     {"is_causal": True, "scale": 0.3}], ids=str)
+def test_dot_product_attention_as_jax(options):
+    """Grouped-query attention (4 query heads, 2 key/value heads); JAX's softmax runs in
+    float32 whatever the dtype, so the two agree to float32's precision."""
+    import astjax
+    rng = np.random.default_rng(0)
+    s = 5 if options.get("is_causal") else 6
+    q, k, v = rng.normal(size=(2, 5, 4, 8)), rng.normal(size=(2, s, 2, 8)), rng.normal(size=(2, s, 2, 8))
+    kwargs = dict(options)
+    if kwargs.pop("bias", False):
+        kwargs["bias"] = rng.normal(size=(2, 4, 5, s))
+    if kwargs.pop("mask", False):
+        kwargs["mask"] = rng.uniform(size=(2, 1, 5, s)) > 0.3
+    got = astjax.jit(lambda a, b, c: nn.dot_product_attention(a, b, c, **kwargs))(q, k, v)
+    with jax.enable_x64(True):
+        want = np.asarray(jnn.dot_product_attention(q, k, v, **kwargs))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(nn.dot_product_attention(q[0], k[0], v[0]),
+                               jnn.dot_product_attention(q[0], k[0], v[0]), rtol=1e-5, atol=1e-6)

@@ -11,8 +11,9 @@ import numpy as np
 
 from ..errors import ConcretizationError
 
-LIBRARY_PREFIXES = ("astjax", "numpy", "scipy", "math", "builtins", "operator", "functools",
-                    "itertools", "collections", "typing", "dataclasses", "_operator")
+LIBRARY_PREFIXES = (  # top-level packages whose functions are library code, not the user's
+    "astjax", "numpy", "scipy", "math", "builtins", "operator", "functools", "itertools",
+    "collections", "typing", "dataclasses", "_operator")
 
 
 # Modules that stand for others, registered by the layers above the front end (the API
@@ -97,7 +98,7 @@ def is_user_function(value) -> bool:
     if not isinstance(fn, types.FunctionType):
         return False
     module = getattr(fn, "__module__", None) or ""
-    return not module.startswith(LIBRARY_PREFIXES)
+    return module.split(".")[0] not in LIBRARY_PREFIXES  # "scipy_cases" is the user's
 
 
 BUILTINS = vars(builtins)

@@ -1,2 +1,2 @@
-"""astjax.scipy: the parts of `jax.scipy` astjax provides (`linalg`)."""
-from . import linalg  # noqa: F401
+"""astjax.scipy: the parts of `jax.scipy` astjax provides (`linalg`, `special`, `stats`)."""
+from . import linalg, special, stats  # noqa: F401

@@ -629,7 +629,10 @@ class NestEmitter:
         source = acc if acc_dtype == aval.dtype else f"{acc}.astype({E.dtype_text(aval.dtype)})"
         dims = ", ".join(text(d) for d in aval.shape)
         shape = f"({dims},)" if len(aval.shape) == 1 else f"({dims})"
-        if len(kept_axes) == len(aval.shape):
+        if not kept_axes:  # every kept axis has size 1: the accumulator is a scalar
+            value = E.cast(acc, acc_dtype, aval.dtype)
+            self.fe.lines.append(f"{name} = np.full({shape}, {value})")
+        elif len(kept_axes) == len(aval.shape):
             self.fe.lines.append(f"{name} = {source}")
         else:
             self.fe.lines.append(f"{name} = {source}.reshape({shape})")

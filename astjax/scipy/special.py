@@ -1,0 +1,308 @@
+"""astjax.scipy.special: SciPy's special functions with JAX's signatures and conventions.
+
+Each is a composition of primitives (so it compiles on every backend, differentiates and
+batches): log-gamma and its relatives, the error function family, the normal distribution's
+ndtr/log_ndtr/ndtri, entropies, the Hurwitz zeta function (Euler-Maclaurin, as JAX) and the
+log-sum-exp family. Integer inputs compute in the default float type.
+"""
+import math
+from fractions import Fraction
+
+import numpy as np
+
+import astjax.numpy as jnp
+from astjax import lax, nn
+
+from .. import config
+
+
+def _float(*xs):
+    """The operands as arrays of their common inexact dtype."""
+    xs = [jnp.asarray(x) for x in xs]
+    dtype = jnp.result_type(*xs)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = config.default_dtype("float")
+    out = [x.astype(dtype) if x.dtype != dtype else x for x in xs]
+    return out[0] if len(out) == 1 else out
+
+
+def _const(value, like):
+    return np.asarray(value, jnp.asarray(like).dtype)
+
+
+# ---------------------------------------------------------------- the error function family
+def erf(x):
+    return lax.erf(_float(x))
+
+
+def erfc(x):
+    return lax.erfc(_float(x))
+
+
+def erfinv(x):
+    return lax.erf_inv(_float(x))
+
+
+def ndtr(x):
+    """The standard normal CDF, from erf near 0 and erfc in the tails (no cancellation)."""
+    x = _float(x)
+    w = x * _const(1 / math.sqrt(2), x)
+    z = jnp.abs(w)
+    y = jnp.where(z < 1 / math.sqrt(2), 1.0 + lax.erf(w),
+                  jnp.where(w > 0, 2.0 - lax.erfc(z), lax.erfc(z)))
+    return 0.5 * y
+
+
+def log_ndtr(x, series_order=3):
+    """log(ndtr(x)), accurate far into the lower tail (an asymptotic series below -20, or -10
+    in float32) and in the upper one (log1p(-ndtr(-x)) above 0)."""
+    if not isinstance(series_order, int) or not 0 <= series_order <= 30:
+        raise ValueError("log_ndtr: series_order must be an int in [0, 30]")
+    x = _float(x)
+    lower = -10.0 if jnp.asarray(x).dtype == np.float32 else -20.0
+    middle = jnp.log(ndtr(jnp.clip(x, lower, 0.0)))
+    upper = jnp.log1p(-ndtr(-jnp.maximum(x, 0.0)))
+    tail = _log_ndtr_lower(jnp.minimum(x, lower), series_order)
+    return jnp.where(x > 0, upper, jnp.where(x > lower, middle, tail))
+
+
+def _log_ndtr_lower(x, series_order):
+    x2 = x * x
+    log_scale = -0.5 * x2 - jnp.log(-x) - 0.5 * math.log(2 * math.pi)
+    return log_scale + jnp.log(_asymptotic_series(x2, series_order))
+
+
+def _asymptotic_series(x2, order):
+    """1 - 1/x^2 + 3/x^4 - 15/x^6 + ...: (2n-1)!! / x^(2n) with alternating signs."""
+    total, power = 1.0, x2
+    for n in range(1, order + 1):
+        term = math.prod(range(2 * n - 1, 0, -2)) / power
+        total = total + (-term if n % 2 else term)
+        power = power * x2
+    return total
+
+
+def ndtri(p):
+    """The inverse of ndtr: erf_inv's answer refined by Newton steps on log(ndtr(x)) - log(p)
+    (so the far lower tail, where 2p - 1 rounds to -1, keeps full precision); -inf at 0,
+    inf at 1, nan outside [0, 1]."""
+    p = _float(p)
+    inside = (p > 0) & (p < 1)
+    q = jnp.where(inside, p, 0.5)
+    central = math.sqrt(2) * lax.erf_inv(2.0 * q - 1.0)
+    log_q = jnp.log(q)
+    t = -2.0 * log_q  # a start for the far tail: x ~ -sqrt(t - log(2 pi t))
+    tail = -jnp.sqrt(jnp.maximum(t - jnp.log(2 * math.pi * t), 1.0))
+    x = jnp.where(q < 1e-12, tail, central)
+    for _ in range(3):
+        x = _newton_step(x, q, log_q)
+    x = jnp.where(inside, x, jnp.where(p == 0, -jnp.inf, jnp.where(p == 1, jnp.inf, jnp.nan)))
+    return x
+
+
+def _newton_step(x, q, log_q):
+    """One Newton step for log(ndtr(x)) = log(q) below the median, for ndtr(x) = q above it
+    (in the upper half log(ndtr) flattens out and loses precision)."""
+    log_density = -0.5 * x * x - 0.5 * math.log(2 * math.pi)
+    log_cdf = log_ndtr(x)
+    lower = x - (log_cdf - log_q) / jnp.exp(log_density - log_cdf)
+    upper = x + (ndtr(-x) - (1.0 - q)) / jnp.exp(log_density)
+    return jnp.where(q < 0.5, lower, upper)
+
+
+# ---------------------------------------------------------------- gamma and beta functions
+def gammaln(x):
+    return lax.lgamma(_float(x))
+
+
+def loggamma(x):
+    """log Gamma(x) for real x: nan below 0, as JAX."""
+    x = _float(x)
+    return jnp.where(x < 0, jnp.nan, lax.lgamma(x))
+
+
+def digamma(x):
+    return lax.digamma(_float(x))
+
+
+def polygamma(n, x):
+    x = _float(x)
+    return lax.polygamma(jnp.asarray(n).astype(jnp.asarray(x).dtype), x)
+
+
+def gammasgn(x):
+    """The sign of Gamma(x): 1 for x >= 0; alternating between the poles below 0; nan at
+    them."""
+    x = _float(x)
+    pole = (x < 0) & (x == jnp.floor(x))
+    odd = jnp.remainder(jnp.floor(x), 2.0) != 0
+    sign = jnp.where(x >= 0, 1.0, jnp.where(odd, -1.0, 1.0))
+    return jnp.where(pole, jnp.nan, jnp.where(jnp.isnan(x), jnp.nan, sign))
+
+
+def gamma(x):
+    x = _float(x)
+    return gammasgn(x) * jnp.exp(lax.lgamma(x))
+
+
+def betaln(a, b):
+    a, b = _float(a, b)
+    return lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
+
+
+def beta(a, b):
+    a, b = _float(a, b)
+    sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
+    return sign * jnp.exp(betaln(a, b))
+
+
+def factorial(n, exact=False):
+    if exact:
+        raise NotImplementedError("factorial(exact=True) needs Python integers: use "
+                                  "math.factorial outside the compiled function")
+    n = _float(n)
+    return jnp.where(n < 0, 0.0, jnp.exp(lax.lgamma(n + 1.0)))
+
+
+def comb(N, k, *, exact=False, repetition=False):
+    if exact:
+        raise NotImplementedError("comb(exact=True) needs Python integers: use math.comb")
+    N, k = _float(N, k)
+    if repetition:
+        return comb(N + k - 1.0, k)
+    valid = (k >= 0) & (N >= k)
+    count = jnp.exp(lax.lgamma(N + 1.0) - lax.lgamma(k + 1.0) - lax.lgamma(N - k + 1.0))
+    return jnp.where(valid, count, 0.0)
+
+
+def poch(z, m):
+    """The rising factorial Gamma(z + m) / Gamma(z)."""
+    z, m = _float(z, m)
+    sign = gammasgn(z + m) * gammasgn(z)
+    return jnp.where(m == 0, 1.0, sign * jnp.exp(lax.lgamma(z + m) - lax.lgamma(z)))
+
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension d (a static int)."""
+    d = int(d)
+    a = _float(a)
+    total = d * (d - 1) / 4 * math.log(math.pi)
+    for j in range(d):
+        total = total + lax.lgamma(a - j / 2)
+    return total
+
+
+# ---------------------------------------------------------------- logs, entropies, transforms
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0 (whatever y is)."""
+    x, y = _float(x, y)
+    safe = jnp.where(x == 0, 1.0, y)
+    return jnp.where(x == 0, 0.0, x * jnp.log(safe))
+
+
+def xlog1py(x, y):
+    x, y = _float(x, y)
+    safe = jnp.where(x == 0, 0.0, y)
+    return jnp.where(x == 0, 0.0, x * jnp.log1p(safe))
+
+
+def entr(x):
+    """-x log x for x > 0, 0 at 0, -inf below."""
+    x = _float(x)
+    safe = jnp.where(x > 0, x, 1.0)
+    return jnp.where(x > 0, -x * jnp.log(safe), jnp.where(x == 0, 0.0, -jnp.inf))
+
+
+def rel_entr(p, q):
+    p, q = _float(p, q)
+    both = (p > 0) & (q > 0)
+    ratio = jnp.where(both, p / jnp.where(both, q, 1.0), 1.0)
+    return jnp.where(both, p * jnp.log(ratio), jnp.where((p == 0) & (q >= 0), 0.0, jnp.inf))
+
+
+def kl_div(p, q):
+    p, q = _float(p, q)
+    both = (p > 0) & (q > 0)
+    ratio = jnp.where(both, p / jnp.where(both, q, 1.0), 1.0)
+    return jnp.where(both, p * jnp.log(ratio) - p + q,
+                     jnp.where((p == 0) & (q >= 0), q, jnp.inf))
+
+
+def expit(x):
+    return lax.logistic(_float(x))
+
+
+def logit(x):
+    x = _float(x)
+    return jnp.log(x / (1.0 - x))
+
+
+def boxcox(x, lmbda):
+    x, lmbda = _float(x, lmbda)
+    safe = jnp.where(lmbda == 0, 1.0, lmbda)
+    return jnp.where(lmbda == 0, jnp.log(x), jnp.expm1(lmbda * jnp.log(x)) / safe)
+
+
+def boxcox1p(x, lmbda):
+    x, lmbda = _float(x, lmbda)
+    safe = jnp.where(lmbda == 0, 1.0, lmbda)
+    return jnp.where(lmbda == 0, jnp.log1p(x), jnp.expm1(lmbda * jnp.log1p(x)) / safe)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    if where is not None:
+        raise NotImplementedError("logsumexp(where=...) is not supported yet; mask with "
+                                  "jnp.where(mask, a, -jnp.inf)")
+    return nn.logsumexp(_float(a), axis, b, keepdims, return_sign)
+
+
+def softmax(x, axis=None):
+    """As SciPy's: over all axes unless `axis` is given (jax.nn.softmax's default is -1)."""
+    return nn.softmax(_float(x), axis)
+
+
+def log_softmax(x, axis=None):
+    return nn.log_softmax(_float(x), axis)
+
+
+# ---------------------------------------------------------------- zeta and Bernoulli numbers
+def _bernoulli_numbers(n):
+    """B_0 .. B_n exactly (B_1 = -1/2, SciPy's convention)."""
+    numbers = [Fraction(1)]
+    for m in range(1, n + 1):
+        numbers.append(-sum(math.comb(m + 1, k) * numbers[k] for k in range(m)) / (m + 1))
+    return numbers
+
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 .. B_n (n a static int)."""
+    n = int(n)
+    if n < 0:
+        raise ValueError("bernoulli: n must be non-negative")
+    return jnp.asarray(np.array([float(b) for b in _bernoulli_numbers(n)],
+                                config.default_dtype("float")))
+
+
+_EULER_MACLAURIN = [float(b / math.factorial(2 * j))  # B_2j / (2j)!, j = 1..16
+                    for j, b in enumerate(_bernoulli_numbers(32)[2::2], start=1)]
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_k (q + k)^-x (Euler-Maclaurin with N = M = 16 terms, 8 in
+    float32, as JAX). Differentiable in q; x is a parameter."""
+    if q is None:
+        raise NotImplementedError("the Riemann zeta function is not implemented: pass q "
+                                  "(zeta(x, 1.0) is Riemann's)")
+    s, a = _float(x, q)
+    n = 8 if jnp.asarray(a).dtype == np.float32 else 16
+    total = 0.0
+    for k in range(n):
+        total = total + (a + k) ** -s
+    shifted = a + n
+    total = total + shifted ** (1.0 - s) / (s - 1.0)
+    correction, rising = 0.5, 1.0
+    for j in range(1, n + 1):
+        rising = rising * (s + 2 * j - 2) / shifted  # (s)_{2j-1} / (a + N)^{2j-1}
+        correction = correction + _EULER_MACLAURIN[j - 1] * rising
+        rising = rising * (s + 2 * j - 1) / shifted
+    return total + shifted ** -s * correction

@@ -1,0 +1,33 @@
+"""The left-skewed Gumbel distribution (jax.scipy.stats.gumbel_l)."""
+import astjax.numpy as jnp
+
+from ._util import _float, from_log, standardized
+
+
+def logpdf(x, loc=0, scale=1):
+    z, scale = standardized(x, loc, scale)
+    return -jnp.log(scale) + z - jnp.exp(z)
+
+
+pdf = from_log(logpdf)
+
+
+def logsf(x, loc=0, scale=1):
+    return -jnp.exp(standardized(x, loc, scale)[0])
+
+
+def sf(x, loc=0, scale=1):
+    return jnp.exp(logsf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    return -jnp.expm1(logsf(x, loc, scale))
+
+
+def logcdf(x, loc=0, scale=1):
+    return jnp.log(cdf(x, loc, scale))
+
+
+def ppf(q, loc=0, scale=1):
+    q, loc, scale = _float(q, loc, scale)
+    return loc + scale * jnp.log(-jnp.log1p(-q))
