@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from .. import config
+from ..core.prims.elementwise import part_dtype
 from . import _util as u
 from ._creation import _as_operand, arange
 from ._elementwise import conj, multiply
@@ -84,7 +85,7 @@ def _operand_dtype(a, fft_type):
     if dtype.kind not in "fc":
         dtype = config.default_dtype("float")
     if fft_type == "RFFT":
-        target = dtype if dtype.kind == "f" else np.empty(0, dtype).real.dtype
+        target = part_dtype(dtype)
         if dtype.kind == "c":
             raise TypeError("jnp.fft.rfft* needs real input, got a complex array")
     else:
@@ -162,7 +163,7 @@ def ihfft(a, n=None, axis=-1, norm=None):
     a = _as_operand(a)
     size = u.shape(a)[axis] if n is None else n
     out = _fft_core("ihfft", "RFFT", a, *_one_axis(n, axis), norm)
-    return multiply(conj(out), np.asarray(1 / size, np.empty(0, u.dtype_of(out)).real.dtype))
+    return multiply(conj(out), np.asarray(1 / size, part_dtype(u.dtype_of(out))))
 
 
 def fftn(a, s=None, axes=None, norm=None):

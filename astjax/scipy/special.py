@@ -14,16 +14,7 @@ import astjax.numpy as jnp
 from astjax import lax, nn
 
 from .. import config
-
-
-def _float(*xs):
-    """The operands as arrays of their common inexact dtype."""
-    xs = [jnp.asarray(x) for x in xs]
-    dtype = jnp.result_type(*xs)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        dtype = config.default_dtype("float")
-    out = [x.astype(dtype) if x.dtype != dtype else x for x in xs]
-    return out[0] if len(out) == 1 else out
+from ._util import inexact
 
 
 def _const(value, like):
@@ -32,20 +23,20 @@ def _const(value, like):
 
 # ---------------------------------------------------------------- the error function family
 def erf(x):
-    return lax.erf(_float(x))
+    return lax.erf(inexact(x))
 
 
 def erfc(x):
-    return lax.erfc(_float(x))
+    return lax.erfc(inexact(x))
 
 
 def erfinv(x):
-    return lax.erf_inv(_float(x))
+    return lax.erf_inv(inexact(x))
 
 
 def ndtr(x):
     """The standard normal CDF, from erf near 0 and erfc in the tails (no cancellation)."""
-    x = _float(x)
+    x = inexact(x)
     w = x * _const(1 / math.sqrt(2), x)
     z = jnp.abs(w)
     y = jnp.where(z < 1 / math.sqrt(2), 1.0 + lax.erf(w),
@@ -58,7 +49,7 @@ def log_ndtr(x, series_order=3):
     in float32) and in the upper one (log1p(-ndtr(-x)) above 0)."""
     if not isinstance(series_order, int) or not 0 <= series_order <= 30:
         raise ValueError("log_ndtr: series_order must be an int in [0, 30]")
-    x = _float(x)
+    x = inexact(x)
     lower = -10.0 if jnp.asarray(x).dtype == np.float32 else -20.0
     middle = jnp.log(ndtr(jnp.clip(x, lower, 0.0)))
     upper = jnp.log1p(-ndtr(-jnp.maximum(x, 0.0)))
@@ -86,7 +77,7 @@ def ndtri(p):
     """The inverse of ndtr: erf_inv's answer refined by Newton steps on log(ndtr(x)) - log(p)
     (so the far lower tail, where 2p - 1 rounds to -1, keeps full precision); -inf at 0,
     inf at 1, nan outside [0, 1]."""
-    p = _float(p)
+    p = inexact(p)
     inside = (p > 0) & (p < 1)
     q = jnp.where(inside, p, 0.5)
     central = math.sqrt(2) * lax.erf_inv(2.0 * q - 1.0)
@@ -112,28 +103,28 @@ def _newton_step(x, q, log_q):
 
 # ---------------------------------------------------------------- gamma and beta functions
 def gammaln(x):
-    return lax.lgamma(_float(x))
+    return lax.lgamma(inexact(x))
 
 
 def loggamma(x):
     """log Gamma(x) for real x: nan below 0, as JAX."""
-    x = _float(x)
+    x = inexact(x)
     return jnp.where(x < 0, jnp.nan, lax.lgamma(x))
 
 
 def digamma(x):
-    return lax.digamma(_float(x))
+    return lax.digamma(inexact(x))
 
 
 def polygamma(n, x):
-    x = _float(x)
+    x = inexact(x)
     return lax.polygamma(jnp.asarray(n).astype(jnp.asarray(x).dtype), x)
 
 
 def gammasgn(x):
     """The sign of Gamma(x): 1 for x >= 0; alternating between the poles below 0; nan at
     them."""
-    x = _float(x)
+    x = inexact(x)
     pole = (x < 0) & (x == jnp.floor(x))
     odd = jnp.remainder(jnp.floor(x), 2.0) != 0
     sign = jnp.where(x >= 0, 1.0, jnp.where(odd, -1.0, 1.0))
@@ -141,17 +132,17 @@ def gammasgn(x):
 
 
 def gamma(x):
-    x = _float(x)
+    x = inexact(x)
     return gammasgn(x) * jnp.exp(lax.lgamma(x))
 
 
 def betaln(a, b):
-    a, b = _float(a, b)
+    a, b = inexact(a, b)
     return lax.lgamma(a) + lax.lgamma(b) - lax.lgamma(a + b)
 
 
 def beta(a, b):
-    a, b = _float(a, b)
+    a, b = inexact(a, b)
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
     return sign * jnp.exp(betaln(a, b))
 
@@ -160,14 +151,14 @@ def factorial(n, exact=False):
     if exact:
         raise NotImplementedError("factorial(exact=True) needs Python integers: use "
                                   "math.factorial outside the compiled function")
-    n = _float(n)
+    n = inexact(n)
     return jnp.where(n < 0, 0.0, jnp.exp(lax.lgamma(n + 1.0)))
 
 
 def comb(N, k, *, exact=False, repetition=False):
     if exact:
         raise NotImplementedError("comb(exact=True) needs Python integers: use math.comb")
-    N, k = _float(N, k)
+    N, k = inexact(N, k)
     if repetition:
         return comb(N + k - 1.0, k)
     valid = (k >= 0) & (N >= k)
@@ -177,7 +168,7 @@ def comb(N, k, *, exact=False, repetition=False):
 
 def poch(z, m):
     """The rising factorial Gamma(z + m) / Gamma(z)."""
-    z, m = _float(z, m)
+    z, m = inexact(z, m)
     sign = gammasgn(z + m) * gammasgn(z)
     return jnp.where(m == 0, 1.0, sign * jnp.exp(lax.lgamma(z + m) - lax.lgamma(z)))
 
@@ -185,7 +176,7 @@ def poch(z, m):
 def multigammaln(a, d):
     """log of the multivariate gamma function of dimension d (a static int)."""
     d = int(d)
-    a = _float(a)
+    a = inexact(a)
     total = d * (d - 1) / 4 * math.log(math.pi)
     for j in range(d):
         total = total + lax.lgamma(a - j / 2)
@@ -195,33 +186,33 @@ def multigammaln(a, d):
 # ---------------------------------------------------------------- logs, entropies, transforms
 def xlogy(x, y):
     """x * log(y), 0 where x == 0 (whatever y is)."""
-    x, y = _float(x, y)
+    x, y = inexact(x, y)
     safe = jnp.where(x == 0, 1.0, y)
     return jnp.where(x == 0, 0.0, x * jnp.log(safe))
 
 
 def xlog1py(x, y):
-    x, y = _float(x, y)
+    x, y = inexact(x, y)
     safe = jnp.where(x == 0, 0.0, y)
     return jnp.where(x == 0, 0.0, x * jnp.log1p(safe))
 
 
 def entr(x):
     """-x log x for x > 0, 0 at 0, -inf below."""
-    x = _float(x)
+    x = inexact(x)
     safe = jnp.where(x > 0, x, 1.0)
     return jnp.where(x > 0, -x * jnp.log(safe), jnp.where(x == 0, 0.0, -jnp.inf))
 
 
 def rel_entr(p, q):
-    p, q = _float(p, q)
+    p, q = inexact(p, q)
     both = (p > 0) & (q > 0)
     ratio = jnp.where(both, p / jnp.where(both, q, 1.0), 1.0)
     return jnp.where(both, p * jnp.log(ratio), jnp.where((p == 0) & (q >= 0), 0.0, jnp.inf))
 
 
 def kl_div(p, q):
-    p, q = _float(p, q)
+    p, q = inexact(p, q)
     both = (p > 0) & (q > 0)
     ratio = jnp.where(both, p / jnp.where(both, q, 1.0), 1.0)
     return jnp.where(both, p * jnp.log(ratio) - p + q,
@@ -229,22 +220,22 @@ def kl_div(p, q):
 
 
 def expit(x):
-    return lax.logistic(_float(x))
+    return lax.logistic(inexact(x))
 
 
 def logit(x):
-    x = _float(x)
+    x = inexact(x)
     return jnp.log(x / (1.0 - x))
 
 
 def boxcox(x, lmbda):
-    x, lmbda = _float(x, lmbda)
+    x, lmbda = inexact(x, lmbda)
     safe = jnp.where(lmbda == 0, 1.0, lmbda)
     return jnp.where(lmbda == 0, jnp.log(x), jnp.expm1(lmbda * jnp.log(x)) / safe)
 
 
 def boxcox1p(x, lmbda):
-    x, lmbda = _float(x, lmbda)
+    x, lmbda = inexact(x, lmbda)
     safe = jnp.where(lmbda == 0, 1.0, lmbda)
     return jnp.where(lmbda == 0, jnp.log1p(x), jnp.expm1(lmbda * jnp.log1p(x)) / safe)
 
@@ -253,16 +244,16 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if where is not None:
         raise NotImplementedError("logsumexp(where=...) is not supported yet; mask with "
                                   "jnp.where(mask, a, -jnp.inf)")
-    return nn.logsumexp(_float(a), axis, b, keepdims, return_sign)
+    return nn.logsumexp(inexact(a), axis, b, keepdims, return_sign)
 
 
 def softmax(x, axis=None):
     """As SciPy's: over all axes unless `axis` is given (jax.nn.softmax's default is -1)."""
-    return nn.softmax(_float(x), axis)
+    return nn.softmax(inexact(x), axis)
 
 
 def log_softmax(x, axis=None):
-    return nn.log_softmax(_float(x), axis)
+    return nn.log_softmax(inexact(x), axis)
 
 
 # ---------------------------------------------------------------- zeta and Bernoulli numbers
@@ -293,7 +284,7 @@ def zeta(x, q=None):
     if q is None:
         raise NotImplementedError("the Riemann zeta function is not implemented: pass q "
                                   "(zeta(x, 1.0) is Riemann's)")
-    s, a = _float(x, q)
+    s, a = inexact(x, q)
     n = 8 if jnp.asarray(a).dtype == np.float32 else 16
     total = 0.0
     for k in range(n):

@@ -6,6 +6,7 @@ computes in (by default the result's), so Numba's own promotion rules never deci
 """
 import numpy as np
 
+from astjax.core.prims.elementwise import part_dtype
 
 from .emit import SCALAR, dtype_text, scalar_literal
 
@@ -94,10 +95,15 @@ def _identity(op):
     return op.arg(0)
 
 
+def _abs(op):
+    """The modulus of a complex operand (a real result: the operand keeps its dtype)."""
+    if op.is_complex(0):
+        return f"abs({op.arg(0, op.in_avals[0].dtype)})"
+    return f"vecmath.abs({op.arg(0)})" if op.is_float() else f"abs({op.arg(0)})"
+
+
 SCALAR.set("neg", lambda op: f"-{op.arg(0)}")
-SCALAR.set("abs", lambda op: (f"abs({op.arg(0, op.in_avals[0].dtype)})" if op.is_complex(0)
-                             else _float_or(lambda op: f"vecmath.abs({op.arg(0)})",
-                                            lambda op: f"abs({op.arg(0)})")(op)))
+SCALAR.set("abs", _abs)
 SCALAR.set("floor", _float_or(lambda op: f"vecmath.floor({op.arg(0)})", _identity))
 SCALAR.set("ceil", _float_or(lambda op: f"vecmath.ceil({op.arg(0)})", _identity))
 SCALAR.set("round", _float_or(lambda op: f"vecmath.rint({op.arg(0)})", _identity))
@@ -145,12 +151,8 @@ def _part(attribute):
 SCALAR.set("real", _part("real"))
 SCALAR.set("imag", _part("imag"))
 SCALAR.set("conj", lambda op: f"({op.arg(0)}).conjugate()" if op.is_complex() else op.arg(0))
-SCALAR.set("complex", lambda op: (f"{_dtype(op)}(complex({op.arg(0, _part_dtype(op))}, "
-                                  f"{op.arg(1, _part_dtype(op))}))"))
-
-
-def _part_dtype(op) -> np.dtype:
-    return np.empty(0, op.dtype).real.dtype
+SCALAR.set("complex", lambda op: (f"{_dtype(op)}(complex({op.arg(0, part_dtype(op.dtype))}, "
+                                  f"{op.arg(1, part_dtype(op.dtype))}))"))
 
 
 def _zero(op) -> str:

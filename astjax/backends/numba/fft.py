@@ -3,9 +3,6 @@ runtime's `fft_into` (Numba has no FFT of its own), which fills an output alloca
 from .emit import LOWER, dims, dtype_text, tuple_text
 from .layout import out_aval
 
-FFT_CODES = {"FFT": 0, "IFFT": 1, "RFFT": 2, "IRFFT": 3}
-
-
 @LOWER.register("fft")
 def _fft(fe, eqn, ins, outs):
     out = out_aval(eqn)
@@ -13,4 +10,4 @@ def _fft(fe, eqn, ins, outs):
     lengths = tuple_text([str(n) for n in eqn.params["fft_lengths"]])
     return [f"{source} = np.ascontiguousarray({ins[0]})",
             f"{outs[0]} = np.empty({tuple_text(dims(outs[0], out))}, {dtype_text(out.dtype)})",
-            f"rt.fft_into({source}, {outs[0]}, {FFT_CODES[eqn.params['fft_type']]}, {lengths})"]
+            f"rt.fft_into({source}, {outs[0]}, {eqn.params['fft_type']!r}, {lengths})"]

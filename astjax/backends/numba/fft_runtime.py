@@ -1,28 +1,19 @@
-"""The Fourier transform for compiled code: NumPy's pocketfft, entered through object mode
-(Numba has no FFT). The call costs microseconds and holds the GIL; the transform itself is
-pocketfft's, as fast as NumPy's."""
+"""The Fourier transform for compiled code: the primitive's NumPy implementation (pocketfft),
+entered through object mode (Numba has no FFT). The call costs microseconds and holds the GIL;
+the transform itself is pocketfft's, as fast as NumPy's."""
 import numba
-import numpy as np
+
+from astjax.core.prims.fft import transform
 
 njit = numba.njit(cache=True, error_model="numpy")
 
 
-def _fft_numpy(x, out, code, lengths):
-    axes = tuple(range(x.ndim - len(lengths), x.ndim))
-    if code == 0:
-        result = np.fft.fftn(x, axes=axes)
-    elif code == 1:
-        result = np.fft.ifftn(x, axes=axes)
-    elif code == 2:
-        result = np.fft.rfftn(x, s=lengths, axes=axes)
-    else:
-        result = np.fft.irfftn(x, s=lengths, axes=axes)
-    out[...] = result
+def _transform_into(x, out, fft_type, fft_lengths):
+    out[...] = transform(x, fft_type=fft_type, fft_lengths=tuple(fft_lengths))
 
 
 @njit
-def fft_into(x, out, code, lengths):
-    """out = the transform of x over its trailing len(lengths) axes; code 0..3 is FFT, IFFT,
-    RFFT, IRFFT (lax.fft's fft_type)."""
+def fft_into(x, out, fft_type, fft_lengths):
+    """out = lax.fft of x over its trailing len(fft_lengths) axes."""
     with numba.objmode():
-        _fft_numpy(x, out, code, lengths)
+        _transform_into(x, out, fft_type, fft_lengths)

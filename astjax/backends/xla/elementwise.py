@@ -3,6 +3,7 @@ meaning built from a few where it differs (remainder, floor division, logaddexp)
 import numpy as np
 
 from astjax.core.avals import result_dtype
+from astjax.core.prims.elementwise import part_dtype
 from astjax.core.ir import Lit
 
 from .emit import LOWER
@@ -208,15 +209,13 @@ def _conj(body, eqn, z):
     (z,) = body.coerce([z], shape, dtype)
     if dtype.kind != "c":
         return [z]
-    part = np.empty(0, dtype).real.dtype
-    re = body.op1("stablehlo.real", [z], shape, part)
-    im = body.unary("stablehlo.negate", body.op1("stablehlo.imag", [z], shape, part))
+    re = body.op1("stablehlo.real", [z], shape, part_dtype(dtype))
+    im = body.unary("stablehlo.negate", body.op1("stablehlo.imag", [z], shape, part_dtype(dtype)))
     return [body.op1("stablehlo.complex", [re, im], shape, dtype)]
 
 
 @LOWER.register("complex")
 def _complex(body, eqn, x, y):
     shape, dtype = _out(eqn)
-    part = np.empty(0, dtype).real.dtype
-    x, y = body.coerce([x, y], shape, part)
+    x, y = body.coerce([x, y], shape, part_dtype(dtype))
     return [body.op1("stablehlo.complex", [x, y], shape, dtype)]

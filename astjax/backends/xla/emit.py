@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from astjax.core.ir import Func, Lit, Var
+from astjax.core.prims.elementwise import part_dtype
 from astjax.core.primitives import RuleTable
 from astjax.core.printer import Namer
 from astjax.errors import TransformError
@@ -183,7 +184,7 @@ class Body:
             zero = self.constant(0, value.dtype, value.shape)
             return self.compare(value, zero, "NE")
         if value.dtype.kind == "c" and dtype.kind != "c":  # NumPy keeps the real part
-            value = self.op1("stablehlo.real", [value], value.shape, np.empty(0, value.dtype).real.dtype)
+            value = self.op1("stablehlo.real", [value], value.shape, part_dtype(value.dtype))
             if value.dtype == dtype:
                 return value
         return self.op1("stablehlo.convert", [value], value.shape, dtype)

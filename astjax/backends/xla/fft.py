@@ -1,4 +1,6 @@
 """Lowering of the Fourier transform: one `stablehlo.fft` (its types and lengths are lax's)."""
+from astjax.core.prims.elementwise import part_dtype
+
 from .emit import LOWER, i64_array
 
 
@@ -7,7 +9,7 @@ def _fft(body, eqn, x):
     out = eqn.outs[0].aval
     fft_type, lengths = eqn.params["fft_type"], eqn.params["fft_lengths"]
     if fft_type == "RFFT":  # its operand is a float of the result's precision
-        x = body.convert(x, "float32" if out.dtype.name == "complex64" else "float64")
+        x = body.convert(x, part_dtype(out.dtype))
     return [body.op1("stablehlo.fft", [x], tuple(out.shape), out.dtype,
                      f"fft_type = #stablehlo<fft_type {fft_type}>, "
                      f"fft_length = {i64_array(lengths)}")]

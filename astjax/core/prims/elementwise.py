@@ -107,6 +107,11 @@ def _convert(x, *, dtype):
     return x.astype(dtype)
 
 
+def part_dtype(dtype) -> np.dtype:
+    """The dtype of a complex dtype's real and imaginary parts (a real dtype is its own)."""
+    return np.empty(0, dtype).real.dtype
+
+
 def complex_dtype(dtype) -> np.dtype:
     """The complex dtype whose parts are `dtype` (complex64 for float32 and narrower)."""
     return np.dtype(np.complex64 if np.dtype(dtype).itemsize <= 4 else np.complex128)

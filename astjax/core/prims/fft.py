@@ -14,12 +14,13 @@ import numpy as np
 from ...errors import DtypeError, ShapeError
 from ..avals import AVal
 from ..primitives import define
-from .elementwise import complex_dtype
+from .elementwise import complex_dtype, part_dtype
 
 FFT_TYPES = ("FFT", "IFFT", "RFFT", "IRFFT")
 
 
-def _fft(x, *, fft_type, fft_lengths):
+def transform(x, *, fft_type, fft_lengths):
+    """The primitive on NumPy (pocketfft), in the dtype its shape rule gives."""
     x = np.asarray(x)
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
     out_dtype = _fft_abstract(AVal(x.shape, x.dtype), fft_type=fft_type,
@@ -60,8 +61,7 @@ def _fft_abstract(x, *, fft_type, fft_lengths):
             raise ShapeError(f"lax.fft IRFFT of length {fft_lengths[-1]} needs "
                              f"{fft_lengths[-1] // 2 + 1} entries on the last axis, got "
                              f"{tail[-1]}")
-        part = np.dtype(np.float32 if x.dtype == np.complex64 else np.float64)
-        return AVal(lead + tuple(fft_lengths), part)
+        return AVal(lead + tuple(fft_lengths), part_dtype(x.dtype))
     _check_lengths(tail, fft_lengths)
     return AVal(x.shape, x.dtype)
 
@@ -77,4 +77,4 @@ def _check_lengths(tail, lengths):
                          f"axes' sizes {tuple(tail)}")
 
 
-define("fft", _fft, _fft_abstract, kind="fft")
+define("fft", transform, _fft_abstract, kind="fft")

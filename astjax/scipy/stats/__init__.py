@@ -6,13 +6,13 @@ from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon
                gamma, gennorm, geom, gumbel_l, gumbel_r, laplace, logistic, multinomial,
                multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm, uniform,
                wrapcauchy)
-from ._util import _float
+from ._util import inexact
 
 
 def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     """The standard error of the mean: std(a, ddof) / sqrt(count) along axis."""
     if nan_policy != "propagate":
         raise NotImplementedError("sem(nan_policy=...) other than 'propagate'")
-    a = _float(a)
+    a = inexact(a)
     count = a.size if axis is None else a.shape[axis]
     return jnp.std(a, axis=axis, ddof=ddof, keepdims=keepdims) / jnp.sqrt(count)

@@ -1,11 +1,11 @@
 """What the discrete distributions share: -inf off the non-negative integers."""
 import astjax.numpy as jnp
 
-from ._util import _float
+from ._util import inexact
 
 
 def shifted(k, loc):
-    k, loc = _float(k, loc)
+    k, loc = inexact(k, loc)
     return k - loc
 
 

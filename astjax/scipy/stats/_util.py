@@ -1,10 +1,10 @@
 """What the distributions share: float promotion, standardising, and -inf outside a support."""
 import astjax.numpy as jnp
-from astjax.scipy.special import _float  # noqa: F401  (re-exported)
+from .._util import inexact  # noqa: F401  (re-exported: the one promotion)
 
 
 def standardized(x, loc, scale):
-    x, loc, scale = _float(x, loc, scale)
+    x, loc, scale = inexact(x, loc, scale)
     return (x - loc) / scale, scale
 
 
@@ -18,3 +18,23 @@ def from_log(logpdf):
         return jnp.exp(logpdf(*args, **kwargs))
     pdf.__name__ = logpdf.__name__.replace("log", "")
     return pdf
+
+
+def symmetric(standard_cdf, standard_ppf):
+    """(cdf, sf, ppf, isf) of a location-scale family symmetric about loc, from its standard
+    cdf and ppf: sf(x) is cdf at the mirrored point, isf(q) = loc - scale * ppf(q)."""
+    def cdf(x, loc=0, scale=1):
+        return standard_cdf(standardized(x, loc, scale)[0])
+
+    def sf(x, loc=0, scale=1):
+        return standard_cdf(-standardized(x, loc, scale)[0])
+
+    def ppf(q, loc=0, scale=1):
+        q, loc, scale = inexact(q, loc, scale)
+        return loc + scale * standard_ppf(q)
+
+    def isf(q, loc=0, scale=1):
+        q, loc, scale = inexact(q, loc, scale)
+        return loc - scale * standard_ppf(q)
+
+    return cdf, sf, ppf, isf

@@ -2,11 +2,11 @@
 import astjax.numpy as jnp
 
 from ._discrete import shifted
-from ._util import _float
+from ._util import inexact
 
 
 def logpmf(k, p, loc=0):
-    y, p = shifted(k, loc), _float(p)
+    y, p = shifted(k, loc), inexact(p)
     return jnp.where(y == 1, jnp.log(p), jnp.where(y == 0, jnp.log1p(-p), -jnp.inf))
 
 
@@ -15,11 +15,11 @@ def pmf(k, p, loc=0):
 
 
 def cdf(k, p):
-    k, p = _float(k, p)
+    k, p = inexact(k, p)
     return jnp.where(k < 0, 0.0, jnp.where(k < 1, 1.0 - p, 1.0))
 
 
 def ppf(q, p):
-    q, p = _float(q, p)
+    q, p = inexact(q, p)
     inside = (q >= 0) & (q <= 1)
     return jnp.where(inside, jnp.where(q <= 1.0 - p, 0.0, 1.0), jnp.nan)

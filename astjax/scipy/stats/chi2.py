@@ -4,12 +4,12 @@ import math
 import astjax.numpy as jnp
 from astjax.scipy.special import gammaln, xlogy
 
-from ._util import _float, from_log, standardized, within
+from ._util import inexact, from_log, standardized, within
 
 
 def logpdf(x, df, loc=0, scale=1):
     y, scale = standardized(x, loc, scale)
-    k = 0.5 * _float(df)
+    k = 0.5 * inexact(df)
     safe = jnp.maximum(y, 0.0)
     value = xlogy(k - 1.0, safe) - 0.5 * safe - gammaln(k) - k * math.log(2.0) - jnp.log(scale)
     return within(y >= 0, value)

@@ -2,11 +2,11 @@
 import astjax.numpy as jnp
 from astjax.scipy.special import gammaln, xlogy
 
-from ._util import _float
+from ._util import inexact
 
 
 def logpdf(x, alpha):
-    x, alpha = _float(x, alpha)
+    x, alpha = inexact(x, alpha)
     if x.shape[0] != alpha.shape[0]:
         raise ValueError(f"dirichlet.logpdf: x's first axis ({x.shape[0]}) must match alpha "
                          f"({alpha.shape[0]})")

@@ -1,7 +1,7 @@
 """The exponential distribution (jax.scipy.stats.expon)."""
 import astjax.numpy as jnp
 
-from ._util import _float, from_log, standardized, within
+from ._util import inexact, from_log, standardized, within
 
 
 def logpdf(x, loc=0, scale=1):
@@ -31,5 +31,5 @@ def logsf(x, loc=0, scale=1):
 
 
 def ppf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
+    q, loc, scale = inexact(q, loc, scale)
     return loc - scale * jnp.log1p(-q)

@@ -2,12 +2,12 @@
 import astjax.numpy as jnp
 from astjax.scipy.special import gammaln, xlogy
 
-from ._util import _float, from_log, standardized, within
+from ._util import inexact, from_log, standardized, within
 
 
 def logpdf(x, a, loc=0, scale=1):
     y, scale = standardized(x, loc, scale)
-    a = _float(a)
+    a = inexact(a)
     safe = jnp.maximum(y, 0.0)
     return within(y >= 0, xlogy(a - 1.0, safe) - safe - gammaln(a) - jnp.log(scale))
 

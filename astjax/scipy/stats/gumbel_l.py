@@ -1,7 +1,7 @@
 """The left-skewed Gumbel distribution (jax.scipy.stats.gumbel_l)."""
 import astjax.numpy as jnp
 
-from ._util import _float, from_log, standardized
+from ._util import inexact, from_log, standardized
 
 
 def logpdf(x, loc=0, scale=1):
@@ -29,5 +29,5 @@ def logcdf(x, loc=0, scale=1):
 
 
 def ppf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
+    q, loc, scale = inexact(q, loc, scale)
     return loc + scale * jnp.log(-jnp.log1p(-q))

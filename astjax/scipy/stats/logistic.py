@@ -3,7 +3,7 @@ import astjax.numpy as jnp
 from astjax import nn
 from astjax.scipy.special import expit, logit
 
-from ._util import _float, from_log, standardized
+from ._util import from_log, standardized, symmetric
 
 
 def logpdf(x, loc=0, scale=1):
@@ -12,21 +12,4 @@ def logpdf(x, loc=0, scale=1):
 
 
 pdf = from_log(logpdf)
-
-
-def cdf(x, loc=0, scale=1):
-    return expit(standardized(x, loc, scale)[0])
-
-
-def sf(x, loc=0, scale=1):
-    return expit(-standardized(x, loc, scale)[0])
-
-
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
-    return loc + scale * logit(q)
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
-    return loc - scale * logit(q)
+cdf, sf, ppf, isf = symmetric(expit, logit)

@@ -5,13 +5,13 @@ import math
 import astjax.numpy as jnp
 from astjax.scipy.linalg import solve_triangular
 
-from ._util import _float
+from ._util import inexact
 
 
 def logpdf(x, mean, cov, allow_singular=None):
     if allow_singular:
         raise NotImplementedError("multivariate_normal.logpdf(allow_singular=True)")
-    x, mean, cov = _float(x, mean, cov)
+    x, mean, cov = inexact(x, mean, cov)
     n = mean.shape[-1]
     if cov.ndim < 2:  # a scalar variance or a diagonal
         variance = jnp.broadcast_to(cov, (n,))

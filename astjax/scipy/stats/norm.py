@@ -4,7 +4,7 @@ import math
 import astjax.numpy as jnp
 from astjax.scipy.special import log_ndtr, ndtr, ndtri
 
-from ._util import _float, from_log, standardized
+from ._util import from_log, standardized, symmetric
 
 
 def logpdf(x, loc=0, scale=1):
@@ -13,29 +13,12 @@ def logpdf(x, loc=0, scale=1):
 
 
 pdf = from_log(logpdf)
-
-
-def cdf(x, loc=0, scale=1):
-    return ndtr(standardized(x, loc, scale)[0])
+cdf, sf, ppf, isf = symmetric(ndtr, ndtri)
 
 
 def logcdf(x, loc=0, scale=1):
     return log_ndtr(standardized(x, loc, scale)[0])
 
 
-def sf(x, loc=0, scale=1):
-    return ndtr(-standardized(x, loc, scale)[0])
-
-
 def logsf(x, loc=0, scale=1):
     return log_ndtr(-standardized(x, loc, scale)[0])
-
-
-def ppf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
-    return loc + scale * ndtri(q)
-
-
-def isf(q, loc=0, scale=1):
-    q, loc, scale = _float(q, loc, scale)
-    return loc - scale * ndtri(q)

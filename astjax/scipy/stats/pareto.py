@@ -1,12 +1,12 @@
 """The Pareto distribution (jax.scipy.stats.pareto)."""
 import astjax.numpy as jnp
 
-from ._util import _float, from_log, standardized, within
+from ._util import inexact, from_log, standardized, within
 
 
 def logpdf(x, b, loc=0, scale=1):
     z, scale = standardized(x, loc, scale)
-    b = _float(b)
+    b = inexact(b)
     return within(z >= 1, jnp.log(b) - jnp.log(scale) - (b + 1.0) * jnp.log(jnp.maximum(z, 1.0)))
 
 
@@ -15,7 +15,7 @@ pdf = from_log(logpdf)
 
 def logsf(x, b, loc=0, scale=1):
     z = standardized(x, loc, scale)[0]
-    return jnp.where(z >= 1, -_float(b) * jnp.log(jnp.maximum(z, 1.0)), 0.0)
+    return jnp.where(z >= 1, -inexact(b) * jnp.log(jnp.maximum(z, 1.0)), 0.0)
 
 
 def sf(x, b, loc=0, scale=1):
@@ -31,5 +31,5 @@ def logcdf(x, b, loc=0, scale=1):
 
 
 def ppf(q, b, loc=0, scale=1):
-    q, b, loc, scale = _float(q, b, loc, scale)
+    q, b, loc, scale = inexact(q, b, loc, scale)
     return loc + scale * (1.0 - q) ** (-1.0 / b)

@@ -5,7 +5,7 @@ import math
 import astjax.numpy as jnp
 from astjax.scipy.special import log_ndtr
 
-from ._util import _float, from_log, standardized, within
+from ._util import inexact, from_log, standardized, within
 
 
 def _log_mass(a, b):
@@ -18,7 +18,7 @@ def _log_mass(a, b):
 
 def logpdf(x, a, b, loc=0, scale=1):
     z, scale = standardized(x, loc, scale)
-    a, b = _float(a, b)
+    a, b = inexact(a, b)
     value = -0.5 * z * z - 0.5 * math.log(2 * math.pi) - jnp.log(scale) - _log_mass(a, b)
     return within((z >= a) & (z <= b), value)
 
@@ -28,7 +28,7 @@ pdf = from_log(logpdf)
 
 def logcdf(x, a, b, loc=0, scale=1):
     z = standardized(x, loc, scale)[0]
-    a, b = _float(a, b)
+    a, b = inexact(a, b)
     inside = _log_mass(a, jnp.clip(z, a, b)) - _log_mass(a, b)
     return jnp.where(z <= a, -jnp.inf, jnp.where(z >= b, 0.0, inside))
 
@@ -39,7 +39,7 @@ def cdf(x, a, b, loc=0, scale=1):
 
 def logsf(x, a, b, loc=0, scale=1):
     z = standardized(x, loc, scale)[0]
-    a, b = _float(a, b)
+    a, b = inexact(a, b)
     inside = _log_mass(jnp.clip(z, a, b), b) - _log_mass(a, b)
     return jnp.where(z <= a, 0.0, jnp.where(z >= b, -jnp.inf, inside))
 

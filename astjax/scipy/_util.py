@@ -1,0 +1,15 @@
+"""What astjax.scipy's modules share."""
+import astjax.numpy as jnp
+
+from .. import config
+
+
+def inexact(*xs):
+    """The operands as arrays of their common inexact dtype (integers and bools compute in the
+    default float type); one operand comes back alone, several as a list."""
+    xs = [jnp.asarray(x) for x in xs]
+    dtype = jnp.result_type(*xs)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = config.default_dtype("float")
+    out = [x.astype(dtype) if x.dtype != dtype else x for x in xs]
+    return out[0] if len(out) == 1 else out
