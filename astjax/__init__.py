@@ -50,4 +50,5 @@ def __dir__():
 def _loaded() -> None:
     """Once the API is in use, user code's `import jax` stands for astjax in the front end."""
     from .frontend import resolve
+    from . import batching, transforms  # noqa: F401  (provide vmap and value_and_grad to library code)
     resolve.register_module("jax", importlib.import_module(__name__))

@@ -17,6 +17,7 @@ import numpy as np
 from .core.avals import AVal
 from .core.axes import named_axis
 from .core.bind import aval, bind, current_builder
+from .core.hooks import provide
 from .core.inline import inline
 from .core.ir import Var
 from .errors import ShapeError, TransformError
@@ -208,3 +209,6 @@ def _check_unbatched_outputs(out_b, out_axes) -> None:
                                  "depends on the batched arguments",
                                  hint="give it an out_axes entry (e.g. 0), or compute it from "
                                       "unbatched arguments only")
+
+
+provide("vmap", vmap)  # for library code that batches user functions (jnp.vectorize)

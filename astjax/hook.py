@@ -24,8 +24,8 @@ class _JaxToAstjax(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         counterpart = "ast" + name
         if importlib.util.find_spec(counterpart) is None:
             raise ImportError(f"{name} has no astjax counterpart yet (astjax provides jax, "
-                              "jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy.linalg, "
-                              "jax.tree_util, jax.debug)", name=name)
+                              "jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy (linalg, "
+                              "optimize, special, stats), jax.tree_util, jax.debug)", name=name)
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):

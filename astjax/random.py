@@ -137,7 +137,14 @@ def _as(value, dtype):
 
 
 def normal(key, shape=(), dtype=None):
-    """Standard normal samples: sqrt(2) * erf_inv of a uniform in (-1, 1)."""
+    """Standard normal samples: sqrt(2) * erf_inv of a uniform in (-1, 1); for a complex dtype
+    (re + i im) / sqrt(2) from two keys, as JAX."""
+    if dtype is not None and np.dtype(dtype).kind == "c":
+        part = np.dtype(np.float32) if np.dtype(dtype) == np.complex64 else np.dtype(np.float64)
+        key_re, key_im = split(key)
+        re = normal(key_re, shape, part).astype(dtype)
+        im = normal(key_im, shape, part).astype(dtype)
+        return (re + 1j * im) / np.asarray(np.sqrt(2), dtype)
     dtype = _float_dtype(dtype)
     lo = np.nextafter(np.asarray(-1.0, dtype), np.asarray(0.0, dtype))
     u = uniform(key, shape, dtype, lo, 1.0)
@@ -351,12 +358,15 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
-def orthogonal(key, n, shape=(), dtype=None):
-    """A matrix uniformly distributed on the orthogonal group (Haar measure): the Q of a
-    Gaussian matrix's QR factorisation whose R has a positive diagonal."""
+def orthogonal(key, n, shape=(), dtype=None, m=None):
+    """An n x m matrix (m = n by default) with orthonormal columns (rows if n < m), uniformly
+    distributed (Haar measure): the Q of a Gaussian matrix's QR factorisation whose R has a
+    positive diagonal."""
     dtype = _float_dtype(dtype)
-    z = normal(key, _shape(shape) + (n, n), dtype)
-    return _orthonormal_columns(z)
+    m = n if m is None else int(m)
+    z = normal(key, _shape(shape) + (max(n, m), min(n, m)), dtype)
+    q = _orthonormal_columns(z)
+    return jnp.swapaxes(q, -1, -2) if n < m else q
 
 
 def _cholesky(a):

@@ -12,6 +12,7 @@ import numpy as np
 from . import control
 from .batching import vmap
 from .core.bind import Builder, aval, bind, building, current_builder
+from .core.hooks import provide
 from .core.inline import inline
 from .errors import DtypeError, TransformError
 from .rewriters import ad
@@ -113,6 +114,9 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
     return ValueAndGrad(fun, argnums, has_aux, value=True, holomorphic=holomorphic)
+
+
+provide("value_and_grad", value_and_grad)  # for library code differentiating user functions
 
 
 # ---------------------------------------------------------------- vjp and jvp

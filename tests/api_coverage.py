@@ -14,8 +14,8 @@ import types
 
 import numpy as np
 
-MODULES = ["numpy", "numpy.linalg", "numpy.fft", "lax", "nn", "scipy.special", "scipy.linalg",
-           "scipy.stats"]
+MODULES = ["numpy", "numpy.linalg", "numpy.fft", "lax", "nn", "nn.initializers", "scipy.special",
+           "scipy.linalg", "scipy.optimize", "scipy.stats"]
 
 IO = {"load", "save", "savez", "fromfile", "frombuffer", "fromstring", "fromiter",
       "from_dlpack", "frompyfunc", "array_repr", "array_str", "printoptions",

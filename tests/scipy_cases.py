@@ -87,6 +87,69 @@ def reductions(x):
             + special.log_softmax(m)[:, 1], special.logsumexp(m, b=m - 0.5, return_sign=True))
 
 
+def incomplete_and_bessel(x):
+    z = 6.0 * x
+    s = special
+    return (s.gammainc(1.5 + x, z) + s.gammaincc(2.5, z) + s.betainc(1.5, 2.5, x)
+            + s.i0(z - 3.0) + s.i0e(z) + s.i1(3.0 - z) + s.i1e(z) + s.erfcx(8.0 * x - 2.0)
+            + s.dawsn(9.0 * x - 3.0) + jnp.sum(s.bessel_jn(z + 0.5, v=3), axis=0))
+
+
+def integrals(x):
+    z = 6.0 * x
+    s = special
+    si, ci = s.sici(10.0 * x - 2.0)
+    fs, fc = s.fresnel(5.0 * x - 1.0)
+    w = s.wofz(z - 3.0 + 1j * (2.0 * x - 0.8))
+    return (s.expi(z - 2.0) + s.exp1(z) + s.expn(3, z) + si + ci + fs + fc + jnp.real(w)
+            + jnp.imag(w) + s.spence(3.0 * x) + s.owens_t(z - 3.0, 2.0 * x - 0.5)
+            + s.owens_t(z, 4.0))
+
+
+def iterations_on_numba(x):
+    """The Numba backend's share of the iterative functions: one per kind of loop (its cold
+    compile of incomplete_and_bessel, integrals and distributions_by_cdf takes minutes)."""
+    z = 6.0 * x
+    return special.gammaincc(2.5, z) + special.expn(3, z) + stats.beta.cdf(x, 2.0, 3.5)
+
+
+def hypergeometric(x):
+    s = special
+    return (s.hyp1f1(0.5 + x, 2.5, 6.0 * x) + s.hyp1f1(1.5, 1.0 + x, 10.0 * x)
+            + s.hyp2f1(0.5 + x, 1.5, 2.5, 0.9 * x) + s.hyp2f1(1.5, 0.5, 3.0 - x, x))
+
+
+def harmonics(x):
+    n = jnp.array([0, 1, 2, 3, 3, 4, 5, 2])
+    m = jnp.array([0, -1, 2, 1, -3, 0, 4, -2])
+    y = special.sph_harm_y(n, m, x * 3.0, x * 6.0, n_max=5)
+    return jnp.real(y), jnp.imag(y)
+
+
+def distributions_by_cdf(x):
+    z = 5.0 * x
+    return (stats.gamma.cdf(z, 2.5) + stats.gamma.sf(z, 1.5, 0.1, 1.3)
+            + stats.gamma.logcdf(z, 2.5) + stats.gamma.logsf(z, 0.5) + stats.chi2.cdf(z, 3.0)
+            + stats.chi2.sf(z, 4.5) + stats.chi2.logcdf(z, 2.0) + stats.chi2.logsf(z, 3.0)
+            + stats.beta.cdf(x, 2.0, 3.5) + stats.beta.sf(x, 0.5, 0.7)
+            + stats.beta.logcdf(x, 1.5, 2.0) + stats.beta.logsf(x, 2.0, 1.5)
+            + stats.gennorm.cdf(z - 2.5, 1.5) + stats.poisson.cdf(jnp.floor(2.0 * z), 3.5)
+            + stats.vonmises.logpdf(z, 2.0 + x) + stats.vonmises.pdf(z, 0.5))
+
+
+def ranks(x):
+    k = jnp.floor(4.0 * x)
+    table = jnp.reshape(k, (4, 2))
+    found = stats.mode(table)
+    return (stats.rankdata(k), stats.rankdata(k, "min"), stats.rankdata(k, "max"),
+            stats.rankdata(k, "dense"), stats.rankdata(x, "ordinal"),
+            stats.rankdata(table, axis=0), found.mode, found.count, stats.mode(k, axis=None).mode)
+
+
 VALUES = [normal_family, heavy_tails, skewed, densities_with_shapes, discrete, multivariate,
-          special_functions, reductions]
-GRADS = [normal_family, heavy_tails, densities_with_shapes, multivariate, smooth_special]
+          special_functions, reductions, incomplete_and_bessel, integrals, hypergeometric,
+          harmonics, distributions_by_cdf, ranks]
+SLOW_ON_NUMBA = {incomplete_and_bessel: iterations_on_numba, integrals: iterations_on_numba,
+                 distributions_by_cdf: iterations_on_numba}
+GRADS = [normal_family, heavy_tails, densities_with_shapes, multivariate, smooth_special,
+         incomplete_and_bessel, integrals, hypergeometric, distributions_by_cdf]

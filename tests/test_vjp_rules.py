@@ -50,6 +50,11 @@ NOT_HERE = {
              "FD in real and imaginary directions)" for name in ("real", "imag", "conj",
                                                                  "complex")},
     "fft": "test_fft.py (every fft_type, against jax.grad and FD, real and complex inputs)",
+    "eig": "test_linalg_more.py (eigenvalues against jax.grad and FD, real and complex "
+           "matrices; eigenvector derivatives refused, as in JAX)",
+    "schur": "test_linalg_more.py (no derivative, as in JAX: the rule refuses a tangent)",
+    "bitcast_convert_type": "no derivative (a reinterpretation of the bits, as in JAX): "
+                            "test_lax_more.py",
 }
 # Piecewise constant, or a non-float result: grad must give exactly zero (and FD agrees).
 ZERO_DERIVATIVE = {"sign", "floor", "ceil", "round", "floor_divide", "argmax", "argmin",

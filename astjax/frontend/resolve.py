@@ -61,7 +61,43 @@ def translate(value):
         return mapped if mapped is not None else (_counterpart(value.__name__) or value)
     if callable(value) and id(value) in numpy_function_map():
         return numpy_function_map()[id(value)]
+    if callable(value) and (getattr(value, "__module__", None) or "").startswith("jax"):
+        return _jax_function(value) or value
     return value
+
+
+# JAX's public modules whose functions user code may import by name (`from jax.scipy.optimize
+# import minimize`): each stands for the astjax module of the same path
+_JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
+                "jax.lax.linalg", "jax.nn", "jax.nn.initializers", "jax.random",
+                "jax.tree_util", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.optimize",
+                "jax.scipy.stats", "jax.debug")
+_INDEXED: dict = {}  # JAX module name -> {id(its function): astjax's function}
+
+
+def _jax_function(fn):
+    """astjax's function for a JAX function, found by name in the module JAX exports it from
+    (only modules the program has imported are looked at)."""
+    import sys
+    for name in _JAX_MODULES:
+        if name not in _INDEXED and name in sys.modules:
+            _INDEXED[name] = _index(sys.modules[name], name)
+        found = _INDEXED.get(name, {}).get(id(fn))
+        if found is not None:
+            return found
+    return None
+
+
+def _index(theirs, name: str) -> dict:
+    ours = module_map().get(name) or _counterpart(name)
+    if ours is None:
+        return {}
+    out = {}
+    for attr in dir(theirs):
+        value, counterpart = getattr(theirs, attr, None), getattr(ours, attr, None)
+        if callable(value) and counterpart is not None and not isinstance(value, type):
+            out[id(value)] = counterpart
+    return out
 
 
 @functools.lru_cache(maxsize=None)

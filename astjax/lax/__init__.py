@@ -276,131 +276,6 @@ cumsum, cumprod, cummax, cummin = (_cumulative(p) for p in ("cumsum", "cumprod",
                                                             "cummin"))
 
 
-# ---------------------------------------------------------------- convolution
-class ConvDimensionNumbers(tuple):
-    """(lhs_spec, rhs_spec, out_spec): axis positions of (batch, feature, spatial...) of the
-    input, (out feature, in feature, spatial...) of the kernel and (batch, feature, spatial...)
-    of the output, as JAX's namedtuple."""
-    def __new__(cls, lhs_spec, rhs_spec, out_spec):
-        return super().__new__(cls, (tuple(lhs_spec), tuple(rhs_spec), tuple(out_spec)))
-
-    lhs_spec = property(lambda self: self[0])
-    rhs_spec = property(lambda self: self[1])
-    out_spec = property(lambda self: self[2])
-
-
-def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers):
-    """ConvDimensionNumbers from None (N, C, spatial... everywhere), a ConvDimensionNumbers, or
-    three strings such as ('NHWC', 'HWIO', 'NHWC')."""
-    rank = len(lhs_shape)
-    if dimension_numbers is None:
-        canonical = tuple(range(rank))
-        return ConvDimensionNumbers(canonical, canonical, canonical)
-    if isinstance(dimension_numbers, ConvDimensionNumbers) or \
-            all(not isinstance(s, str) for s in dimension_numbers):
-        return ConvDimensionNumbers(*dimension_numbers)
-    lhs, rhs, out = dimension_numbers
-    for spec, pair in ((lhs, "NC"), (rhs, "OI"), (out, "NC")):
-        if len(spec) != rank or any(spec.count(ch) != 1 for ch in pair) or len(set(spec)) != rank:
-            raise ValueError(f"convolution dimension_numbers {dimension_numbers!r}: each must "
-                             f"name every axis once, with {pair[0]} and {pair[1]}")
-
-    def positions(spec, pair):
-        spatial = [i for i, ch in enumerate(spec) if ch not in pair]
-        if spec is not rhs:
-            spatial.sort(key=lambda i: rhs.index(spec[i]))
-        return (spec.index(pair[0]), spec.index(pair[1])) + tuple(spatial)
-    return ConvDimensionNumbers(positions(lhs, "NC"), positions(rhs, "OI"), positions(out, "NC"))
-
-
-def padtype_to_pads(in_shape, window_shape, window_strides, padding):
-    """'VALID', 'SAME' or 'SAME_LOWER' as (low, high) pairs per spatial dimension."""
-    padding = padding.upper()
-    if padding == "VALID":
-        return [(0, 0)] * len(in_shape)
-    if padding not in ("SAME", "SAME_LOWER"):
-        raise ValueError(f"unknown padding {padding!r}: use 'SAME', 'SAME_LOWER', 'VALID' or "
-                         "(low, high) pairs")
-    pads = []
-    for size, window, stride in zip(in_shape, window_shape, window_strides):
-        out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
-        small, large = total // 2, total - total // 2
-        pads.append((small, large) if padding == "SAME" else (large, small))
-    return pads
-
-
-def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
-                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
-    lhs, rhs = _as_operand(lhs), _as_operand(rhs)
-    dn = conv_dimension_numbers(u.shape(lhs), u.shape(rhs), dimension_numbers)
-    spatial = len(u.shape(lhs)) - 2
-    window_strides = tuple(int(s) for s in window_strides)
-    lhs_dilation = tuple(int(d) for d in lhs_dilation) if lhs_dilation else (1,) * spatial
-    rhs_dilation = tuple(int(d) for d in rhs_dilation) if rhs_dilation else (1,) * spatial
-    if isinstance(padding, str):
-        from ..core.prims.convolution import dilate_size
-        # 'SAME' padding depends on the sizes: they become facts of the compiled entry
-        in_shape = [int(u.shape(lhs)[a]) for a in dn.lhs_spec[2:]]
-        window = [dilate_size(int(u.shape(rhs)[a]), d)
-                  for a, d in zip(dn.rhs_spec[2:], rhs_dilation)]
-        padding = padtype_to_pads(in_shape, window, window_strides, padding)
-    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
-    preferred = np.dtype(preferred_element_type).name if preferred_element_type else None
-    return bind("conv_general_dilated", lhs, rhs, window_strides=window_strides,
-                padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
-                dimension_numbers=tuple(dn), feature_group_count=int(feature_group_count),
-                batch_group_count=int(batch_group_count), preferred_element_type=preferred)
-
-
-def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
-    """conv_general_dilated in (N, C, spatial...) / (O, I, spatial...) order."""
-    return conv_general_dilated(lhs, rhs, window_strides, padding,
-                                preferred_element_type=preferred_element_type)
-
-
-def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
-                              precision=None, preferred_element_type=None):
-    return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
-                                preferred_element_type=preferred_element_type)
-
-
-def _conv_transpose_padding(k, s, padding):
-    if padding == "SAME":
-        total = k + s - 2
-        before = k - 1 if s > k - 1 else int(np.ceil(total / 2))
-    elif padding == "VALID":
-        total = k + s - 2 + max(k - s, 0)
-        before = k - 1
-    else:
-        raise ValueError(f"unknown padding {padding!r}")
-    return before, total - before
-
-
-def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel=False, precision=None, preferred_element_type=None):
-    """The transposed ("deconvolution") convolution, as JAX defines it (TensorFlow's
-    layouts by default)."""
-    from ..core.prims.convolution import dilate_size
-    lhs, rhs = _as_operand(lhs), _as_operand(rhs)
-    rank = len(u.shape(lhs))
-    if dimension_numbers is None:
-        dimension_numbers = {2: ("NC", "IO", "NC"), 3: ("NHC", "HIO", "NHC"),
-                             4: ("NHWC", "HWIO", "NHWC"), 5: ("NHWDC", "HWDIO", "NHWDC")}[rank]
-    dn = conv_dimension_numbers(u.shape(lhs), u.shape(rhs), dimension_numbers)
-    kernel = [int(u.shape(rhs)[a]) for a in dn.rhs_spec[2:]]
-    rhs_dilation = tuple(rhs_dilation) if rhs_dilation else (1,) * (rank - 2)
-    if isinstance(padding, str):
-        padding = [_conv_transpose_padding(dilate_size(k, r), s, padding.upper())
-                   for k, r, s in zip(kernel, rhs_dilation, strides)]
-    if transpose_kernel:
-        rhs = jnp.flip(rhs, dn.rhs_spec[2:])
-        rhs = jnp.swapaxes(rhs, dn.rhs_spec[0], dn.rhs_spec[1])
-    return conv_general_dilated(lhs, rhs, (1,) * (rank - 2), padding, strides, rhs_dilation,
-                                dn, preferred_element_type=preferred_element_type)
-
-
 # ---------------------------------------------------------------- sorting, windows, scans
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
     """Sorted along `dimension`; several operands are sorted together by the first
@@ -419,19 +294,6 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return sort((keys, values), dimension, is_stable, num_keys=1)
-
-
-def top_k(operand, k):
-    """The k largest entries along the last axis and their indices (ties: lower index first)."""
-    x = _as_operand(operand)
-    n = u.shape(x)[-1]
-    k = int(k)
-    if not 0 <= k <= n:
-        raise ValueError(f"top_k: k={k} is not in [0, {n}]")
-    ascending = jnp.argsort(jnp.flip(x, -1), axis=-1, stable=True)
-    order = (n - 1) - jnp.flip(ascending, -1)  # descending, equal values in index order
-    index = order[..., :k].astype(np.int32)
-    return jnp.take_along_axis(x, index, axis=-1), index
 
 
 def map(f, xs, *, batch_size=None):
@@ -613,6 +475,25 @@ def _no_groups(groups):
 
 from ..control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401
 from . import linalg  # noqa: E402,F401
+from .bits import (bitcast_convert_type, clz, mulhi, nextafter,  # noqa: E402,F401
+                   population_count, reduce_precision)
+from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: E402,F401
+                          conv_general_dilated, conv_general_dilated_local,
+                          conv_general_dilated_patches, conv_general_permutations,
+                          conv_general_shape_tuple, conv_shape_tuple, conv_transpose,
+                          conv_transpose_shape_tuple, conv_with_general_padding,
+                          padtype_to_pads, reduce_window_shape_tuple)
+from .reductions import approx_max_k, approx_min_k, reduce, reduce_xor, top_k  # noqa: E402,F401
+from .special import (bessel_i0e, bessel_i1e, betainc, igamma,  # noqa: E402,F401
+                      igamma_grad_a, igammac, random_gamma_grad, zeta)
+from .slicing import (GatherDimensionNumbers, GatherScatterMode,  # noqa: E402,F401
+                      ScatterDimensionNumbers, gather, index_take, scatter, scatter_add,
+                      scatter_apply, scatter_max, scatter_min, scatter_mul, scatter_sub)
+from .structure import (batch_matmul, broadcast_like, broadcast_shapes,  # noqa: E402,F401
+                        broadcast_to_rank, collapse, composite, custom_linear_solve,
+                        custom_root, dce_sink, empty, optimization_barrier,
+                        platform_dependent, ragged_dot, select_n, shape_as_value, split, stack,
+                        stage, tile, unstack)
 
 
 # ---------------------------------------------------------------- Fourier transform
@@ -630,3 +511,6 @@ def fft(x, fft_type, fft_lengths):
         raise ValueError(f"lax.fft: unknown fft_type {fft_type!r} (one of FFT, IFFT, RFFT, IRFFT)")
     lengths = (fft_lengths,) if isinstance(fft_lengths, int) else tuple(fft_lengths)
     return bind("fft", _as_operand(x), fft_type=name, fft_lengths=tuple(int(n) for n in lengths))
+from . import structure as _structure  # noqa: E402
+
+dtype = _structure.dtype  # (a function here; parameters named dtype above shadow it)

@@ -1,3 +1,3 @@
 """astjax.lax.linalg: JAX's `jax.lax.linalg` decompositions, with JAX's signatures."""
-from ..numpy._decompositions import (cholesky, eigh, lu, lu_pivots_to_permutation, qr,  # noqa: F401
-                                     svd, symmetrize, triangular_solve)
+from ..numpy._decompositions import (cholesky, eig, eigh, lu, lu_pivots_to_permutation,  # noqa: F401
+                                     qr, schur, svd, symmetrize, triangular_solve)

@@ -54,9 +54,9 @@ def _stack_nested(seq, dtype):
         dtype = np.result_type(*[u.aval(e).dtype for e in _leaves(seq)])
     rows = [asarray(e, dtype) if isinstance(e, (list, tuple)) or u.is_abstract(e)
             else np.asarray(e, dtype) for e in seq]
-    shapes = {u.shape(r) for r in rows}
-    if len(shapes) != 1:
-        raise u.ShapeError(f"array() of rows with different shapes {sorted(shapes)}",
+    shapes = [u.shape(r) for r in rows]
+    if any(s != shapes[0] for s in shapes[1:]):  # (==, not a set: sizes may be symbolic)
+        raise u.ShapeError(f"array() of rows with different shapes {shapes}",
                            hint="nested lists must be rectangular")
     rows = [bind("reshape", r, new_sizes=(1,) + u.shape(r)) for r in rows]
     return bind("concatenate", *rows, dimension=0)
@@ -244,3 +244,34 @@ def _keep_triangle(m, k, compare):
     n_rows, n_cols = u.shape(m)[-2:]
     mask = _diagonal_mask(n_rows, n_cols, k, compare)
     return bind("select", mask, m, u.zero(u.dtype_of(m)))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """num numbers spaced evenly on a log scale from start to stop (same sign, not 0); the
+    ends are exactly start and stop."""
+    start, stop = _as_operand(start), _as_operand(stop)
+    compute = u.result_type_of(start, stop, 1.0)
+    start, stop = (bind("convert", x, dtype=compute.name) for x in (start, stop))
+    sign = bind("sign", start)
+    lo, hi = (bind("log10", bind("mul", x, sign)) for x in (start, stop))
+    out = bind("mul", logspace(lo, hi, num, endpoint, axis=0), sign)
+    num = u.static_int(num, "geomspace's num")
+    if num > 0:
+        out = out.at[0].set(start)
+        if endpoint and num > 1:
+            out = out.at[-1].set(stop)
+    if axis != 0:  # the new axis moved from the front to `axis`
+        rank = u.ndim(out)
+        axis = u.normalize_axis(axis, rank)
+        order = list(range(1, rank))
+        order.insert(axis, 0)
+        out = bind("transpose", out, permutation=tuple(order))
+    return out if dtype is None else astype(out, dtype)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """function called once on the index grids of shape (one array per axis)."""
+    shape = u.static_shape(shape)
+    grids = [bind("iota", dtype=u.dtype(dtype).name, shape=shape, dimension=i)
+             for i in range(len(shape))]
+    return function(*grids, **kwargs)

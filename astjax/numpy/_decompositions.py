@@ -98,6 +98,24 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True, sort_eigenvalu
     return v, w
 
 
+def eig(x, *, compute_left_eigenvectors: bool = False, compute_right_eigenvectors: bool = True,
+        use_magma=None, implementation=None):
+    """[w, (vl), (vr)]: the complex eigenvalues and (left/right, unit-norm) eigenvectors of a
+    general square matrix."""
+    x = float_matrix(x, "eig")
+    return list(bind("eig", x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                     compute_right_eigenvectors=bool(compute_right_eigenvectors)))
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """(t, z) with x = z t z^H: the real Schur form of a real matrix, complex of a complex one."""
+    if sort_eig_vals or select_callable is not None:
+        raise TransformError("schur: sorting the eigenvalues is not supported (as in JAX)")
+    outs = bind("schur", float_matrix(x, "schur"), compute_schur_vectors=bool(compute_schur_vectors))
+    return tuple(outs)
+
+
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
         algorithm=None):
     """(u, s, vh), or s alone when compute_uv is False; s descending."""

@@ -297,10 +297,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 # ---------------------------------------------------------------- selection
-def where(condition, x=None, y=None, /):
-    if x is None and y is None:
-        from ._indexing import nonzero
-        return nonzero(condition)
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """x where condition holds, else y (the one-argument form, nonzero, is the package's
+    `where`, which dispatches here otherwise)."""
+    if x is None or y is None:
+        raise u.ShapeError("where: pass both x and y", hint="jnp.nonzero(condition) gives the "
+                                                            "positions")
     return bind("select", _to_bool(condition), _as_operand(x), _as_operand(y))
 
 

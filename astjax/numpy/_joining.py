@@ -25,9 +25,9 @@ def concatenate(arrays, axis=0, dtype=None):
 
 def stack(arrays, axis=0, dtype=None):
     arrays = [_as_operand(a) for a in arrays]
-    shapes = {u.shape(a) for a in arrays}
-    if len(shapes) > 1:
-        raise u.ShapeError(f"stack needs arrays of one shape, got {sorted(shapes)}")
+    shapes = [u.shape(a) for a in arrays]
+    if any(s != shapes[0] for s in shapes[1:]):  # (==, not a set: sizes may be symbolic)
+        raise u.ShapeError(f"stack needs arrays of one shape, got {shapes}")
     axis = u.normalize_axis(axis, u.ndim(arrays[0]) + 1)
     return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
 
@@ -113,3 +113,54 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
         return grids
     full = tuple(max(s[i] for s in shapes) for i in range(rank))
     return [broadcast_to(g, full) for g in grids]
+
+
+def concat(arrays, /, *, axis=0):
+    return concatenate(arrays, axis)
+
+
+def unstack(x, /, *, axis=0):
+    x = _as_operand(x)
+    axis = u.normalize_axis(axis, u.ndim(x))
+    from ._shape import squeeze
+    return tuple(squeeze(_slice_axis(x, axis, i, i + 1), axis) for i in range(u.shape(x)[axis]))
+
+
+def dsplit(ary, indices_or_sections):
+    if u.ndim(_as_operand(ary)) < 3:
+        raise u.ShapeError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, 2)
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks (the innermost list joins along the last
+    axis, the next one out along the one before, as in NumPy)."""
+    depth = _list_depth(arrays)
+    leaves = _block_leaves(arrays)
+    rank = max([depth] + [u.ndim(_as_operand(x)) for x in leaves])
+    return _assemble(arrays, depth, rank)
+
+
+def _list_depth(x) -> int:
+    if isinstance(x, tuple):
+        raise u.ShapeError("block: use lists, not tuples, to nest blocks")
+    if isinstance(x, list):
+        if not x:
+            raise u.ShapeError("block: lists cannot be empty")
+        depths = {_list_depth(e) for e in x}
+        if len(depths) != 1:
+            raise u.ShapeError("block: the nesting depths of the lists differ")
+        return 1 + depths.pop()
+    return 0
+
+
+def _block_leaves(x) -> list:
+    return [leaf for e in x for leaf in _block_leaves(e)] if isinstance(x, list) else [x]
+
+
+def _assemble(x, depth, rank):
+    if not isinstance(x, list):
+        x = _as_operand(x)
+        return reshape(x, (1,) * (rank - u.ndim(x)) + u.shape(x))
+    parts = [_assemble(e, depth - 1, rank) for e in x]
+    return concatenate(parts, axis=rank - depth)

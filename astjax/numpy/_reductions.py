@@ -124,6 +124,9 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         weights = _weights_like(a, weights, axis)
         total = _weights_total(a, weights, axis, keepdims)
         avg = bind("div", sum(bind("mul", a, weights), axis, keepdims=keepdims), total)
+    if returned and u.shape(total) != u.shape(avg):  # NumPy gives the total in avg's shape
+        from ._shape import broadcast_to
+        total = broadcast_to(total, u.shape(avg))
     return (avg, total) if returned else avg
 
 
@@ -138,38 +141,6 @@ def _weights_like(a, weights, axis):
 def _weights_total(a, weights, axis, keepdims):
     from ._shape import broadcast_to
     return sum(broadcast_to(weights, u.shape(a)), axis, keepdims=keepdims)
-
-
-def median(a, axis=None, keepdims=False):
-    return quantile(a, 0.5, axis, keepdims=keepdims)
-
-
-def quantile(a, q, axis=None, keepdims=False):
-    """Linear interpolation between order statistics (NumPy's default method); q static."""
-    a = _float_input(_as_operand(a), None)
-    if axis is None:
-        a, axis, in_shape = ravel(a), 0, u.shape(a)
-    else:
-        in_shape = u.shape(a)
-    axis = u.normalize_axis(axis, u.ndim(a))
-    ordered = bind("sort", a, dimension=axis)
-    position = float(q) * (u.shape(a)[axis] - 1)
-    lo = int(position // 1)
-    frac = position - lo  # a Python float: weak, float32 stays float32
-    from ._shape import _slice_axis
-    below = _slice_axis(ordered, axis, lo, lo + 1)
-    out = below
-    if frac:
-        above = _slice_axis(ordered, axis, lo + 1, lo + 2)
-        out = bind("add", below, bind("mul", bind("sub", above, below), frac))
-    s = u.shape(out)  # the reduced axis is still there, as size 1
-    if keepdims:
-        return out if len(in_shape) == len(s) else reshape(out, (1,) * len(in_shape))
-    return reshape(out, s[:axis] + s[axis + 1:])
-
-
-def percentile(a, q, axis=None, keepdims=False):
-    return quantile(a, float(q) / 100, axis, keepdims)
 
 
 # ---------------------------------------------------------------- arg-reductions and scans

@@ -1,5 +1,5 @@
 """Gathers, sorting and searching: take, take_along_axis, sort, argsort, searchsorted, select,
-and the data-dependent-shape functions (nonzero, argwhere...), which need concrete input."""
+and static index sets (the data-dependent ones, nonzero & co., are in `_setops`)."""
 import numpy as np
 
 from . import _util as u
@@ -87,32 +87,6 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     return flat
 
 
-# ---------------------------------------------------------------- data-dependent shapes
-def _concrete(a, name):
-    a = _as_operand(a)
-    if u.is_abstract(a):
-        raise u.concretization(
-            f"{name}() has a result whose shape depends on the values of its input",
-            hint="use jnp.where(cond, x, y) to keep shapes static, or call it outside jit")
-    return np.asarray(a)
-
-
-def nonzero(a, *, size=None, fill_value=None):
-    return tuple(asarray(i) for i in np.nonzero(_concrete(a, "nonzero")))
-
-
-def flatnonzero(a):
-    return asarray(np.flatnonzero(_concrete(a, "flatnonzero")))
-
-
-def argwhere(a):
-    return asarray(np.argwhere(_concrete(a, "argwhere")))
-
-
-def unique(ar, **kwargs):
-    return asarray(np.unique(_concrete(ar, "unique"), **kwargs))
-
-
 # ---------------------------------------------------------------- static index sets
 def tril_indices(n, k=0, m=None):
     return tuple(asarray(i) for i in np.tril_indices(n, k, m))
@@ -134,3 +108,179 @@ def indices(dimensions, dtype=None):
     from ._joining import stack
     return stack(grids) if grids else asarray(np.zeros((0,), dtype))
 
+
+
+def tril_indices_from(arr, k=0):
+    s = u.shape(_as_operand(arr))
+    if len(s) != 2:
+        raise u.ShapeError("tril_indices_from: arr must be 2-D")
+    return tril_indices(s[0], k, s[1])
+
+
+def triu_indices_from(arr, k=0):
+    s = u.shape(_as_operand(arr))
+    if len(s) != 2:
+        raise u.ShapeError("triu_indices_from: arr must be 2-D")
+    return triu_indices(s[0], k, s[1])
+
+
+def diag_indices_from(arr):
+    s = u.shape(_as_operand(arr))
+    if len(s) < 2 or len(set(s)) != 1:
+        raise u.ShapeError("diag_indices_from: arr must have at least 2 axes of equal length")
+    return diag_indices(s[0], len(s))
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """The indices where mask_func(ones((n, n)), k) is non-zero (mask_func is static)."""
+    mask = mask_func(np.ones((n, n), np.int64), k)
+    if u.is_abstract(mask):
+        raise u.concretization("mask_indices: mask_func must give a concrete mask")
+    return tuple(asarray(i) for i in np.nonzero(np.asarray(mask)))
+
+
+def ix_(*args):
+    """Open-mesh index arrays: the i-th 1-D sequence shaped to vary along axis i only."""
+    out = []
+    for i, a in enumerate(args):
+        a = _as_operand(a)
+        if u.ndim(a) != 1:
+            raise u.ShapeError("ix_: every argument must be 1-D")
+        if u.kind(a) == "b":
+            raise u.DtypeError("ix_: boolean arguments are not supported",
+                               hint="pass jnp.nonzero(mask)[0]")
+        out.append(reshape(a, (1,) * i + (-1,) + (1,) * (len(args) - i - 1)))
+    return tuple(out)
+
+
+def lexsort(keys, axis=-1):
+    """The order that sorts by the last key, then the one before it, and so on (stable)."""
+    keys = [_as_operand(k) for k in keys]
+    if not keys:
+        raise u.ShapeError("lexsort: needs at least one key")
+    axis = u.normalize_axis(axis, u.ndim(keys[0]))
+    order = argsort(keys[0], axis=axis)
+    for key in keys[1:]:
+        order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis),
+                                axis)
+    return order
+
+
+def partition(a, kth, axis=-1):
+    """a with its kth element where sorting would put it, smaller ones before and larger ones
+    after (here every part is sorted: a full sort is one such partition)."""
+    a = _as_operand(a)
+    _check_kth(a, kth, axis)
+    return sort(a, axis=axis)
+
+
+def argpartition(a, kth, axis=-1):
+    a = _as_operand(a)
+    _check_kth(a, kth, axis)
+    return argsort(a, axis=axis)
+
+
+def _check_kth(a, kth, axis):
+    n = u.shape(a)[u.normalize_axis(axis, u.ndim(a))]
+    k = u.static_int(kth, "partition's kth")
+    if not -n <= k < n:
+        raise u.ShapeError(f"partition: kth={k} is out of range for an axis of length {n}")
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """choices[a[i]][i] for every i (choices and a broadcast together)."""
+    from ._joining import stack
+    from ._shape import broadcast_arrays
+    a = _as_operand(a)
+    choices = [_as_operand(c) for c in choices]
+    n = len(choices)
+    if mode == "raise":
+        if u.is_abstract(a):
+            raise u.concretization("choose(mode='raise') needs concrete indices",
+                                   hint="pass mode='clip' or mode='wrap'")
+        if np.any((np.asarray(a) < 0) | (np.asarray(a) >= n)):
+            raise u.ShapeError(f"choose: an index is outside [0, {n})")
+    elif mode == "wrap":
+        a = bind("rem", a, n)
+    elif mode == "clip":
+        a = bind("clamp", 0, a, n - 1)
+    else:
+        raise u.DtypeError(f"choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
+    a, *choices = broadcast_arrays(a, *choices)
+    stacked = stack(choices, axis=0)
+    return take_along_axis(stacked, reshape(a, (1,) + u.shape(a)), 0)[0]
+
+
+def _no_inplace(name, inplace):
+    if inplace:
+        raise u.DtypeError(f"jnp.{name} cannot modify its argument in place (arrays are "
+                           "immutable)", hint=f"call jnp.{name}(..., inplace=False) and use the "
+                                              "array it returns")
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """a with v written at the flat indices ind (v repeated as needed)."""
+    from ._shape import resize
+    _no_inplace("put", inplace)
+    a, ind = _as_operand(a), ravel(_as_operand(ind))
+    size = u.size(a)
+    values = resize(_as_operand(v), u.shape(ind))
+    if mode == "clip":
+        ind = bind("clamp", 0, ind, size - 1)
+    elif mode == "wrap":
+        ind = bind("rem", ind, size)
+    elif mode not in (None, "fill", "drop"):
+        raise u.DtypeError(f"put: mode must be 'clip', 'wrap', 'fill' or 'drop', not {mode!r}")
+    flat = ravel(a).at[ind].set(values)
+    return reshape(flat, u.shape(a))
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    _no_inplace("put_along_axis", inplace)
+    arr, indices = _as_operand(arr), _as_operand(indices)
+    if axis is None:
+        return reshape(put(ravel(arr), indices, values, inplace=False), u.shape(arr))
+    rank = u.ndim(arr)
+    axis = u.normalize_axis(axis, rank)
+    index = []
+    for d in range(rank):
+        if d == axis:
+            index.append(indices)
+        else:
+            shape = tuple(u.shape(arr)[d] if i == d else 1 for i in range(rank))
+            index.append(bind("iota", dtype="int64", shape=shape, dimension=d))
+    return arr.at[tuple(index)].set(values, mode=mode)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """arr with its masked elements replaced, in order, by vals (repeated as needed)."""
+    _no_inplace("place", inplace)
+    arr, mask = _as_operand(arr), _as_operand(mask)
+    vals = ravel(_as_operand(vals))
+    flat_mask = ravel(bind("ne", mask, 0))
+    rank = bind("sub", bind("cumsum", bind("convert", flat_mask, dtype="int64"), axis=0,
+                            reverse=False), 1)
+    n = u.shape(vals)[0]
+    if n == 0:
+        return arr
+    picked = take(vals, bind("rem", bind("max", rank, 0), n))
+    picked = picked if u.dtype_of(picked) == u.dtype_of(arr) else \
+        bind("convert", picked, dtype=u.dtype_of(arr).name)
+    return reshape(bind("select", flat_mask, picked, ravel(arr)), u.shape(arr))
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """a with val (repeated as needed) on its main diagonal (NumPy's wrap for tall matrices)."""
+    from ._shape import resize
+    _no_inplace("fill_diagonal", inplace)
+    a = _as_operand(a)
+    s = u.shape(a)
+    if len(s) < 2 or (len(s) > 2 and len(set(s)) != 1):
+        raise u.ShapeError("fill_diagonal: a needs 2 axes, or more all of one length")
+    if len(s) == 2:
+        step, end = s[1] + 1, None if wrap else s[1] * s[1]
+    else:
+        step, end = 1 + int(np.cumprod(s[:-1]).sum()), None
+    positions = np.arange(int(u.size(a)))[:end:step]
+    values = resize(_as_operand(val), (len(positions),))
+    return reshape(ravel(a).at[asarray(positions)].set(values), s)

@@ -255,3 +255,51 @@ def tile(A, reps):
     spread = bind("broadcast_in_dim", A, shape=interleaved,
                   broadcast_dimensions=tuple(range(2 * rank - 2 * u.ndim(A) + 1, 2 * rank, 2)))
     return reshape(spread, tuple(r * d for r, d in zip(reps, s)))
+
+
+def permute_dims(a, /, axes=None):
+    return transpose(a, axes)
+
+
+def rollaxis(a, axis, start=0):
+    """NumPy's older moveaxis: axis moved to before position start."""
+    rank = ndim(a)
+    axis = u.normalize_axis(axis, rank)
+    start = start + rank if start < 0 else start
+    if not 0 <= start <= rank:
+        raise u.ShapeError(f"rollaxis: start {start} is out of range for rank {rank}")
+    if axis < start:
+        start -= 1
+    return moveaxis(a, axis, start) if axis != start else _as_operand(a)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times, from the first axis towards the second."""
+    m = _as_operand(m)
+    rank = u.ndim(m)
+    a0, a1 = (u.normalize_axis(ax, rank) for ax in axes)
+    if a0 == a1:
+        raise u.ShapeError("rot90: the two axes must differ")
+    k = u.static_int(k, "rot90's k") % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    if k == 1:
+        return swapaxes(flip(m, a1), a0, a1)
+    return flip(swapaxes(m, a0, a1), a1)
+
+
+def resize(a, new_shape):
+    """a's elements repeated (in order) to fill new_shape."""
+    a = ravel(_as_operand(a))
+    new_shape = u.static_shape(new_shape)
+    total = math.prod(new_shape)
+    n = u.shape(a)[0]
+    if n == 0 or total == 0:
+        from ._creation import zeros
+        return zeros(new_shape, u.dtype_of(a))
+    repeats = -(-total // n)
+    if repeats > 1:
+        a = tile(a, repeats)
+    return reshape(_slice_axis(a, 0, 0, total), new_shape)

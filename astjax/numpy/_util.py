@@ -109,3 +109,17 @@ def concretization(message: str, hint: str = None) -> ConcretizationError:
     return ConcretizationError(
         message, hint=hint or "keep the value static (a Python int or a shape), pass it as a "
                               "static argument, or use array operations such as jnp.where")
+
+
+def known_value(x):
+    """x's value when it is known while compiling: a concrete array, or a constant array written
+    in the function (`jnp.array([1, 3])` records a `convert` of a literal); else None."""
+    if not is_abstract(x):
+        return np.asarray(x)
+    builder = current_builder()
+    for eqn in reversed(builder.eqns if builder is not None else []):
+        if any(out is x for out in eqn.outs):
+            source = eqn.ins[0] if eqn.prim == "convert" and len(eqn.ins) == 1 else None
+            value = getattr(source, "value", None)
+            return None if value is None else np.asarray(value).astype(x.dtype)
+    return None

@@ -11,7 +11,7 @@ import numpy as np
 
 from types import SimpleNamespace
 
-from . import _creation, _elementwise, _linalg_ops, _reductions, _selection, _shape
+from . import _creation, _decompositions, _elementwise, _linalg_ops, _reductions, _selection, _shape
 from . import _util as u
 from ._creation import _as_operand
 from ._decompositions import float_matrix, mT
@@ -21,7 +21,6 @@ from ._linalg_ops import (cross as _cross, matmul, outer as _outer, tensordot,  
                           vecdot)
 from ._reductions import max, min, sum
 from ._util import bind
-from ..errors import TransformError
 
 # the astjax.numpy names this module uses (importing the package itself would be a cycle)
 jnp = SimpleNamespace(
@@ -91,13 +90,18 @@ def svdvals(x, /):
     return _svd(x, compute_uv=False)
 
 
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+
+
 def eig(a):
-    raise TransformError("linalg.eig needs complex results, which astjax's linear algebra "
-                         "does not produce yet", hint="for a symmetric matrix use "
-                         "jnp.linalg.eigh")
+    """(w, v): the complex eigenvalues and unit-norm right eigenvectors (columns) of a general
+    square matrix (LAPACK's geev; its derivative is the eigenvalues', as JAX)."""
+    w, v = _decompositions.eig(a)
+    return EigResult(w, v)
 
 
-eigvals = eig
+def eigvals(a):
+    return _decompositions.eig(a, compute_right_eigenvectors=False)[0]
 
 
 # ---------------------------------------------------------------- determinants

@@ -1,2 +1,3 @@
-"""astjax.scipy: the parts of `jax.scipy` astjax provides (`linalg`, `special`, `stats`)."""
-from . import linalg, special, stats  # noqa: F401
+"""astjax.scipy: the parts of `jax.scipy` astjax provides (`linalg`, `optimize`, `special`,
+`stats`)."""
+from . import linalg, optimize, special, stats  # noqa: F401

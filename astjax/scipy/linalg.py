@@ -1,6 +1,7 @@
 """astjax.scipy.linalg: SciPy's linear algebra with JAX's signatures, on the decomposition
 primitives. As in `jax.scipy.linalg`, `cholesky` returns the upper factor unless lower=True,
-`qr`'s default mode is 'full', `eigh` returns (w, v)."""
+`qr`'s default mode is 'full', `eigh` returns (w, v). The matrix functions (expm, polar, ...)
+are in _matfuncs and _schur_functions, the special matrices (toeplitz, hilbert, ...) in _special_matrices."""
 import numpy as np
 
 from .. import numpy as jnp
@@ -11,6 +12,11 @@ from ..numpy._decompositions import (cholesky as _cholesky, eigh as _eigh, float
                                      lu_pivots_to_permutation, mT, qr as _qr, svd as _svd,
                                      triangular_solve)
 from ..numpy.linalg import det, inv, lu_solve_permuted, matrix_rhs, pinv, solve as _solve  # noqa: F401
+from ._matfuncs import expm, expm_frechet, hessenberg, polar, qr_multiply  # noqa: F401
+from ._schur_functions import funm, rsf2csf, schur, solve_sylvester, sqrtm  # noqa: F401
+from ._special_matrices import (circulant, companion, convolution_matrix, dft,  # noqa: F401
+                                fiedler, fiedler_companion, hadamard, hankel, helmert, hilbert,
+                                invhilbert, invpascal, leslie, pascal, toeplitz)
 
 
 def cholesky(a, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True):
@@ -108,8 +114,24 @@ def eigh(a, b=None, lower: bool = True, eigvals_only: bool = False, overwrite_a:
     return w if eigvals_only else (w, v)
 
 
-def eigh_tridiagonal(*args, **kwargs):
-    raise TransformError("eigh_tridiagonal is not supported yet")
+def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
+                     select_range=None, tol=None):
+    """The eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal d and
+    off-diagonal e; all of them, or (select='i') those with indices in select_range."""
+    if not eigvals_only:
+        raise NotImplementedError("eigh_tridiagonal: only eigvals_only=True (as JAX)")
+    if select not in ("a", "i"):
+        raise NotImplementedError("eigh_tridiagonal: select must be 'a' or 'i' (a value range "
+                                  "gives a data-dependent number of eigenvalues)")
+    d, e = _as_operand(d), _as_operand(e)
+    n = int(u.shape(d)[-1])
+    matrix = jnp.zeros((n, n), np.result_type(u.dtype_of(d), u.dtype_of(e), np.float32))
+    matrix = matrix + jnp.diag(d) + jnp.diag(e[:n - 1], 1) + jnp.diag(e[:n - 1], -1)
+    w = _eigh(matrix)[1]
+    if select == "i":
+        low, high = (int(v) for v in select_range)
+        w = w[low:high + 1]
+    return w
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,

@@ -2,11 +2,13 @@
 
 Each is a composition of primitives (so it compiles on every backend, differentiates and
 batches): log-gamma and its relatives, the error function family, the normal distribution's
-ndtr/log_ndtr/ndtri, entropies, the Hurwitz zeta function (Euler-Maclaurin, as JAX) and the
-log-sum-exp family. Integer inputs compute in the default float type.
+ndtr/log_ndtr/ndtri, entropies, the Hurwitz zeta function (Euler-Maclaurin, as JAX), the
+log-sum-exp family, the incomplete gamma and beta functions and the modified Bessel functions
+(from lax). The Faddeeva family, the exponential integrals, the hypergeometric functions, Spence's
+function, Owen's T, bessel_jn and the spherical harmonics live in the private modules beside
+this one. Integer inputs compute in the default float type.
 """
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -14,6 +16,12 @@ import astjax.numpy as jnp
 from astjax import lax, nn
 
 from .. import config
+from ..lax.special import _bernoulli_numbers
+from ._expint import exp1, expi, expn, sici  # noqa: F401
+from ._faddeeva import dawsn, erfcx, fresnel, wofz  # noqa: F401
+from ._harmonics import bessel_jn, sph_harm_y  # noqa: F401
+from ._hypergeometric import hyp1f1, hyp2f1  # noqa: F401
+from ._integrals import owens_t, spence  # noqa: F401
 from ._util import inexact
 
 
@@ -257,14 +265,6 @@ def log_softmax(x, axis=None):
 
 
 # ---------------------------------------------------------------- zeta and Bernoulli numbers
-def _bernoulli_numbers(n):
-    """B_0 .. B_n exactly (B_1 = -1/2, SciPy's convention)."""
-    numbers = [Fraction(1)]
-    for m in range(1, n + 1):
-        numbers.append(-sum(math.comb(m + 1, k) * numbers[k] for k in range(m)) / (m + 1))
-    return numbers
-
-
 def bernoulli(n):
     """The Bernoulli numbers B_0 .. B_n (n a static int)."""
     n = int(n)
@@ -274,26 +274,45 @@ def bernoulli(n):
                                 config.default_dtype("float")))
 
 
-_EULER_MACLAURIN = [float(b / math.factorial(2 * j))  # B_2j / (2j)!, j = 1..16
-                    for j, b in enumerate(_bernoulli_numbers(32)[2::2], start=1)]
-
-
 def zeta(x, q=None):
-    """The Hurwitz zeta function sum_k (q + k)^-x (Euler-Maclaurin with N = M = 16 terms, 8 in
-    float32, as JAX). Differentiable in q; x is a parameter."""
+    """The Hurwitz zeta function sum_k (q + k)^-x (lax.zeta). Differentiable in q."""
     if q is None:
         raise NotImplementedError("the Riemann zeta function is not implemented: pass q "
                                   "(zeta(x, 1.0) is Riemann's)")
     s, a = inexact(x, q)
-    n = 8 if jnp.asarray(a).dtype == np.float32 else 16
-    total = 0.0
-    for k in range(n):
-        total = total + (a + k) ** -s
-    shifted = a + n
-    total = total + shifted ** (1.0 - s) / (s - 1.0)
-    correction, rising = 0.5, 1.0
-    for j in range(1, n + 1):
-        rising = rising * (s + 2 * j - 2) / shifted  # (s)_{2j-1} / (a + N)^{2j-1}
-        correction = correction + _EULER_MACLAURIN[j - 1] * rising
-        rising = rising * (s + 2 * j - 1) / shifted
-    return total + shifted ** -s * correction
+    return lax.zeta(s, a)
+
+
+# ---------------------------------------------------------------- incomplete gamma and beta
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return lax.igamma(*inexact(a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return lax.igammac(*inexact(a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    return lax.betainc(*inexact(a, b, x))
+
+
+# ---------------------------------------------------------------- modified Bessel functions
+def i0e(x):
+    return lax.bessel_i0e(inexact(x))
+
+
+def i1e(x):
+    return lax.bessel_i1e(inexact(x))
+
+
+def i0(x):
+    x = inexact(x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i0e(x)
+
+
+def i1(x):
+    x = inexact(x)
+    return jnp.exp(jnp.abs(x)) * lax.bessel_i1e(x)

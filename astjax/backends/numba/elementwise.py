@@ -54,9 +54,16 @@ for _prim, _symbol in {"add": "+", "sub": "-", "mul": "*", "div": "/", "floor_di
 
 
 def _compare(symbol):
-    """Both operands in their common dtype (NumPy compares int64 with float64 as float64)."""
-    return lambda op: (f"{op.arg(0, op.common_dtype())} {symbol} "
-                       f"{op.arg(1, op.common_dtype())}")
+    """Both operands in their common dtype (NumPy compares int64 with float64 as float64);
+    complex numbers ordered as NumPy orders them, by real part and then imaginary part."""
+    def rule(op):
+        a, b = op.arg(0, op.common_dtype()), op.arg(1, op.common_dtype())
+        if op.common_dtype().kind != "c" or symbol in ("==", "!="):
+            return f"{a} {symbol} {b}"
+        strict = symbol[0]
+        return (f"(({a}).real {strict} ({b}).real or (({a}).real == ({b}).real and "
+                f"({a}).imag {symbol} ({b}).imag))")
+    return rule
 
 
 for _prim, _symbol in {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">",
@@ -127,6 +134,8 @@ SCALAR.set("clamp", _float_or(
     lambda op: f"min(max({op.arg(1)}, {op.arg(0)}), {op.arg(2)})"))
 SCALAR.set("convert", lambda op: op.arg(0))
 SCALAR.set("stop_gradient", _identity)
+SCALAR.set("bitcast_convert_type",
+           lambda op: f"rt.bitcast({op.arg(0, op.in_avals[0].dtype)}, np.{op.dtype.name})")
 SCALAR.set("lgamma", lambda op: f"vecmath.lgamma({op.arg(0)})")
 SCALAR.set("digamma", lambda op: f"vecmath.digamma({op.arg(0)})")
 SCALAR.set("polygamma", lambda op: (f"{_dtype(op)}(rt.polygamma({op.arg(0, np.float64)}, "

@@ -53,6 +53,7 @@ Rule tables, filled by one module per primitive kind:
     EMIT (control flow, calls): `rule(fe, eqn) -> None`, emitting with the block API
         (`fe.value`, `fe.inline`, `fe.bind`).
 """
+import builtins
 import os
 
 import numpy as np
@@ -84,7 +85,10 @@ def has_lowering(name: str) -> bool:
 
 
 # Names generated code uses as modules or helpers: never given to a value.
-MODULE_NAMES = {"numba", "vecmath", "rt", "math", "prange", "njit"}
+# the modules generated code reads, and Python's builtins (it calls max, min, abs, range...:
+# a local named like one would shadow it)
+MODULE_NAMES = {"numba", "vecmath", "rt", "math", "prange", "njit"} | {
+    name for name in dir(builtins) if not name.startswith("_")}
 def _comment(eqn, last_line) -> tuple:
     """`  # file.py:3  y = ...` when the equation computes a new source line (as printer.py)."""
     loc = eqn.loc

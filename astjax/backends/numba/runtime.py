@@ -29,6 +29,18 @@ def min_nan(a, b):
     return a if (a < b or a != a) else b
 
 
+@intrinsic
+def bitcast(typingctx, x, target):
+    """x's bits as the scalar type `target` (a NumPy scalar class of the same width)."""
+    to = getattr(target, "instance_type", None)
+    if not isinstance(to, (types.Integer, types.Float)) or to.bitwidth != x.bitwidth:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], context.get_value_type(to))
+    return to(x, target), codegen
+
+
 # ---------------------------------------------------------------- polygamma
 # B_2k / (2k)!, k = 1..12: the asymptotic series of psi^(m)
 _B2K_OVER_FACT = np.array([
@@ -329,14 +341,17 @@ def room_for(tape, k):
 
 
 # ---------------------------------------------------------------- accumulation
-def _accumulate(float_op, int_op):
+def _accumulate(float_op, int_op, plain):
     """acc op v for a loop-carried accumulator: its float instruction alone may be reassociated
-    (`reassoc`), so LLVM vectorises the reduction loop without fast-math anywhere else."""
+    (`reassoc`), so LLVM vectorises the reduction loop without fast-math anywhere else; complex
+    accumulators take the plain operation."""
     def typer(typingctx, acc, v):
-        if acc != v or not isinstance(acc, (types.Float, types.Integer)):
+        if acc != v or not isinstance(acc, (types.Float, types.Integer, types.Complex)):
             return None
 
         def codegen(context, builder, sig, args):
+            if isinstance(sig.return_type, types.Complex):
+                return context.compile_internal(builder, plain, sig, args)
             if isinstance(sig.return_type, types.Float):
                 instr = getattr(builder, float_op)(*args)
                 instr.flags.append("reassoc")
@@ -349,13 +364,13 @@ def _accumulate(float_op, int_op):
 @intrinsic
 def radd(typingctx, acc, v):
     """acc + v, regrouped freely within a reduction."""
-    return _accumulate("fadd", "add")(typingctx, acc, v)
+    return _accumulate("fadd", "add", lambda a, b: a + b)(typingctx, acc, v)
 
 
 @intrinsic
 def rmul(typingctx, acc, v):
     """acc * v, regrouped freely within a reduction."""
-    return _accumulate("fmul", "mul")(typingctx, acc, v)
+    return _accumulate("fmul", "mul", lambda a, b: a * b)(typingctx, acc, v)
 
 
 def _extremum(float_name, int_predicate, bool_op):
@@ -437,3 +452,4 @@ def conv5(x, w, out, strides, pads_lo, lhs_dilation, rhs_dilation, groups, batch
 from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_batch,  # noqa: E402,F401
                              qr_batch, singular_values_batch, svd_batch)
 from .fft_runtime import fft_into  # noqa: E402,F401
+from .eig_runtime import eig_into, schur_into  # noqa: E402,F401

@@ -64,8 +64,23 @@ def _comparison(direction):
         shape, _ = _out(eqn)
         common, _ = result_dtype(eqn.ins[0].aval, eqn.ins[1].aval)
         a, b = body.coerce([a, b], shape, common)
+        if np.dtype(common).kind == "c" and direction not in ("EQ", "NE"):
+            return [lexicographic(body, a, b, direction, shape, common)]
         return [body.compare(a, b, direction)]
     return lower
+
+
+def lexicographic(body, a, b, direction, shape, dtype):
+    """An ordering of complex numbers as NumPy's: by real part, then by imaginary part
+    (XLA's compare orders only real types)."""
+    parts = part_dtype(dtype)
+    re_a, re_b = (body.op1("stablehlo.real", [x], shape, parts) for x in (a, b))
+    im_a, im_b = (body.op1("stablehlo.imag", [x], shape, parts) for x in (a, b))
+    strict = direction[0] + "T"  # LT or GT
+    first = body.compare(re_a, re_b, strict)
+    tie = body.compare(re_a, re_b, "EQ")
+    return body.binary("stablehlo.or", first,
+                       body.binary("stablehlo.and", tie, body.compare(im_a, im_b, direction)))
 
 
 for _prim, _direction in COMPARISONS.items():
@@ -83,6 +98,12 @@ def _select(body, eqn, pred, a, b):
 @LOWER.register("convert")
 def _convert(body, eqn, x):
     return [body.convert(x, eqn.params["dtype"])]
+
+
+@LOWER.register("bitcast_convert_type")
+def _bitcast(body, eqn, x):
+    shape, dtype = _out(eqn)
+    return [body.op1("stablehlo.bitcast_convert", [x], shape, dtype)]
 
 
 @LOWER.register("stop_gradient")

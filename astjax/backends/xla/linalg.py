@@ -1,12 +1,13 @@
 """Linear algebra: LAPACK through the typed-FFI custom calls jaxlib registers on CPU
 (`lapack_<t>potrf_ffi`, `..trsm..`, `..getrf..`, `..geqrf..`/`..orgqr..`, `..syevd..`,
-`..gesdd..`), the same kernels and conventions JAX's CPU lowering uses: matrices column-major
+`..gesdd..`, `..geev..`, `..gees..`), the same kernels and conventions JAX's CPU lowering uses: matrices column-major
 (`operand_layouts`), batch axes outermost, a failed factorisation (LAPACK's info != 0) NaN."""
 import numpy as np
 
 from .emit import LOWER, i64_array
 
-_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
 
 
 def _layout(rank: int, matrix: bool) -> str:
@@ -169,3 +170,37 @@ def _svd(body, eqn, a):
                                 [True, False, True, True, False])
     outs = [s, u, vt] if p["compute_uv"] else [s]
     return [_nan_unless_ok(body, info, v, nb) for v in outs]
+
+
+@LOWER.register("eig")
+def _eig(body, eqn, a):
+    """geev: a real matrix's eigenvalues come as (real, imaginary) parts, its eigenvectors
+    already unpacked to complex by the kernel."""
+    p = eqn.params
+    nb = a.ndim - 2
+    w_dtype = eqn.outs[0].aval.dtype
+    values = [(a.shape[:-1], a.dtype)] * 2 if a.dtype.kind == "f" else [(a.shape[:-1], w_dtype)]
+    results = values + [(a.shape, w_dtype), (a.shape, w_dtype), (a.shape[:nb], np.int32)]
+    flag = {True: "V", False: "N"}
+    *w, vl, vr, info = _lapack(body, "geev", [a], results,
+                               {"compute_left": flag[p["compute_left_eigenvectors"]],
+                                "compute_right": flag[p["compute_right_eigenvectors"]]}, nb,
+                               [False] * len(values) + [True, True, False])
+    if len(w) == 2:
+        w = [body.op1("stablehlo.complex", w, a.shape[:-1], w_dtype)]
+    outs = w + ([vl] if p["compute_left_eigenvectors"] else []) + \
+        ([vr] if p["compute_right_eigenvectors"] else [])
+    return [_nan_unless_ok(body, info, v, nb) for v in outs]
+
+
+@LOWER.register("schur")
+def _schur(body, eqn, a):
+    nb = a.ndim - 2
+    values = [(a.shape[:-1], a.dtype)] * (2 if a.dtype.kind == "f" else 1)
+    results = [(a.shape, a.dtype), (a.shape, a.dtype)] + values + \
+        [(a.shape[:nb], np.int32), (a.shape[:nb], np.int32)]
+    vectors = eqn.params["compute_schur_vectors"]
+    t, z, *_, info = _lapack(body, "gees", [a], results,
+                             {"mode": "V" if vectors else "N", "sort": "N"}, nb,
+                             [True, True] + [False] * (len(values) + 2))
+    return [_nan_unless_ok(body, info, v, nb) for v in ([t, z] if vectors else [t])]

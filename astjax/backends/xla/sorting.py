@@ -1,6 +1,7 @@
 """Sorting: a stable `stablehlo.sort` along one dimension, NaNs last (NumPy's order)."""
 import numpy as np
 
+from .elementwise import lexicographic
 from .emit import LOWER
 
 
@@ -11,7 +12,9 @@ def _sort(body, operands, dimension, hint):
     a, b = region.args[0], region.args[1]
     if key.dtype.kind in "fc":  # a before b: a < b, or b is NaN and a is not
         a_nan, b_nan = region.compare(a, a, "NE"), region.compare(b, b, "NE")
-        less = region.binary("stablehlo.or", region.compare(a, b, "LT"),
+        ordered = lexicographic(region, a, b, "LT", (), key.dtype) if key.dtype.kind == "c" \
+            else region.compare(a, b, "LT")
+        less = region.binary("stablehlo.or", ordered,
                              region.binary("stablehlo.and", b_nan, region.unary("stablehlo.not", a_nan)))
     else:
         less = region.compare(a, b, "LT")

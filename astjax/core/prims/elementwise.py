@@ -160,5 +160,16 @@ define("select", np.where, elementwise_rule(np.where, slice(1, None)),  # select
 _define("clamp", lambda lo, x, hi: np.clip(x, lo, hi))
 define("convert", _convert, lambda a, *, dtype: AVal(a.shape, np.dtype(dtype)),
        kind="elementwise")
+
+
+def _bitcast(x, *, dtype):
+    """x's bits read as `dtype` (of the same width), as lax.bitcast_convert_type."""
+    x = np.asarray(x)
+    out = x.view(np.dtype(dtype)) if x.ndim else x.reshape(1).view(np.dtype(dtype)).reshape(())
+    return out if out.ndim else out[()]
+
+
+define("bitcast_convert_type", _bitcast,
+       lambda a, *, dtype: AVal(a.shape, np.dtype(dtype)), kind="elementwise")
 # stop_gradient(x): x, whose derivative is zero (autodiff stops at it)
 define("stop_gradient", lambda x: np.asarray(x), lambda a: a, kind="elementwise")

@@ -12,11 +12,18 @@ axes and maps over any leading (batch) axes.
                                       reading a's lower (or upper) triangle
     svd(a, *, full_matrices, compute_uv)
                                       [s, u, vt] (or [s]), s descending
+    eig(a, *, compute_left_eigenvectors, compute_right_eigenvectors)
+                                      [w, (vl), (vr)], complex: LAPACK's geev (unit 2-norm
+                                      eigenvectors), NaN where it fails
+    schur(a, *, compute_schur_vectors)
+                                      [t, (z)] with a = z t z^H: LAPACK's gees, the real Schur
+                                      form (2x2 blocks) of a real matrix, triangular if complex
 """
 import numpy as np
 
 from ...errors import DtypeError, ShapeError
 from ..avals import AVal
+from .elementwise import complex_dtype
 from ..primitives import define
 
 
@@ -209,3 +216,53 @@ def _svd_abstract(a, *, full_matrices=True, compute_uv=True):
 
 
 define("svd", _svd, _svd_abstract, kind="linalg", multiple_results=True)
+
+
+# ---------------------------------------------------------------- eig
+def _eig(a, *, compute_left_eigenvectors=False, compute_right_eigenvectors=True):
+    import scipy.linalg
+    a = np.asarray(a)
+    dtype = complex_dtype(a.dtype)
+    w = np.full(a.shape[:-1], np.nan, dtype)
+    vl, vr = np.full(a.shape, np.nan, dtype), np.full(a.shape, np.nan, dtype)
+    for i in np.ndindex(a.shape[:-2]):
+        try:
+            w[i], vl[i], vr[i] = scipy.linalg.eig(a[i], left=True, right=True,
+                                                  check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            pass  # no convergence (or a non-finite matrix): NaN, as JAX
+    return [w] + ([vl] if compute_left_eigenvectors else []) + \
+        ([vr] if compute_right_eigenvectors else [])
+
+
+def _eig_abstract(a, *, compute_left_eigenvectors=False, compute_right_eigenvectors=True):
+    batch, n, _ = _matrix(a, "eig", square=True)
+    dtype = complex_dtype(_inexact(a, "eig"))
+    vectors = [compute_left_eigenvectors, compute_right_eigenvectors].count(True)
+    return [AVal(batch + (n,), dtype)] + [AVal(a.shape, dtype)] * vectors
+
+
+define("eig", _eig, _eig_abstract, kind="linalg", multiple_results=True)
+
+
+# ---------------------------------------------------------------- schur
+def _schur(a, *, compute_schur_vectors=True):
+    import scipy.linalg
+    a = np.asarray(a)
+    t, z = np.full(a.shape, np.nan, a.dtype), np.full(a.shape, np.nan, a.dtype)
+    output = "complex" if a.dtype.kind == "c" else "real"
+    for i in np.ndindex(a.shape[:-2]):
+        try:
+            t[i], z[i] = scipy.linalg.schur(a[i], output=output, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            pass
+    return [t, z] if compute_schur_vectors else [t]
+
+
+def _schur_abstract(a, *, compute_schur_vectors=True):
+    _matrix(a, "schur", square=True)
+    dtype = _inexact(a, "schur")
+    return [AVal(a.shape, dtype)] * (2 if compute_schur_vectors else 1)
+
+
+define("schur", _schur, _schur_abstract, kind="linalg", multiple_results=True)

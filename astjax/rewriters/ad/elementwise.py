@@ -209,4 +209,4 @@ def _clamp_jvp(p, t, out):
 no_derivative("sign", "floor", "ceil", "round", "floor_divide", "stop_gradient",
               "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor",
               "shift_left", "shift_right_logical", "shift_right_arithmetic",
-              "bitwise_not", "is_finite")
+              "bitwise_not", "is_finite", "bitcast_convert_type")

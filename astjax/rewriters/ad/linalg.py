@@ -275,3 +275,72 @@ def _svd_vjp(ct, a, out, full_matrices, compute_uv):
         w = bind("div", v_bar, as_row(s))
         a_bar.append(mm(u, mT(_sub(w, mm(v, mm(vt, w))))))
     return [add_all(a_bar)]
+
+
+# ---------------------------------------------------------------- eig
+def _eigenvector_derivatives_refused(compute_left, compute_right):
+    if compute_left or compute_right:
+        raise TransformError("derivatives of non-symmetric eigenvectors are not defined "
+                             "(as in JAX: they depend on a normalisation)",
+                             hint="differentiate the eigenvalues (jnp.linalg.eigvals), or use "
+                                  "eigh for a symmetric matrix")
+
+
+def _eig_with_both_sides(a):
+    """(w, u, v): the eigenvalues with left and right eigenvectors, and u_i^H v_i per i."""
+    w, u, v = bind("eig", a, compute_left_eigenvectors=True, compute_right_eigenvectors=True)
+    u_conj = bind("conj", u)
+    overlap = _sum_rows(bind("mul", u_conj, v))
+    return w, u_conj, v, overlap
+
+
+def _sum_rows(x):
+    """sum over axis -2 (the column sums of each matrix)."""
+    return bind("reduce_sum", x, axes=(aval(x).ndim - 2,))
+
+
+def _as_complex(x, like):
+    dtype = aval(like).dtype
+    return x if aval(x).dtype == dtype else bind("convert", x, dtype=dtype.name)
+
+
+@JVP.register("eig")
+def _eig_jvp(primals, tangents, compute_left_eigenvectors, compute_right_eigenvectors):
+    """dw_i = u_i^H da v_i / u_i^H v_i (distinct eigenvalues, as JAX)."""
+    a, = primals
+    outs = bind("eig", a, compute_left_eigenvectors=compute_left_eigenvectors,
+                compute_right_eigenvectors=compute_right_eigenvectors)
+    if tangents[0] is None:
+        return outs, [None] * len(outs)
+    _eigenvector_derivatives_refused(compute_left_eigenvectors, compute_right_eigenvectors)
+    w, u_conj, v, overlap = _eig_with_both_sides(a)
+    da = _as_complex(tangents[0], w)
+    dw = bind("div", _sum_rows(bind("mul", u_conj, mm(da, v))), overlap)
+    return outs, [dw]
+
+
+@VJP.register("eig")
+def _eig_vjp(ct, a, out, compute_left_eigenvectors, compute_right_eigenvectors):
+    """a_bar = conj(U) diag(w_bar / s) V^T, its real part for a real a."""
+    if all(c is None for c in ct[1:]) and ct[0] is None:
+        return [None]
+    _eigenvector_derivatives_refused(compute_left_eigenvectors, compute_right_eigenvectors)
+    w, u_conj, v, overlap = _eig_with_both_sides(a)
+    a_bar = mm(cols_scaled(u_conj, bind("div", _as_complex(ct[0], w), overlap)), mT(v))
+    return [a_bar if aval(a).dtype.kind == "c" else bind("real", a_bar)]
+
+
+# ---------------------------------------------------------------- schur
+@JVP.register("schur")
+def _schur_jvp(primals, tangents, compute_schur_vectors):
+    outs = bind("schur", primals[0], compute_schur_vectors=compute_schur_vectors)
+    if tangents[0] is not None:
+        raise TransformError("the Schur decomposition has no derivative (as in JAX)")
+    return outs, [None] * len(outs)
+
+
+@VJP.register("schur")
+def _schur_vjp(ct, a, out, compute_schur_vectors):
+    if any(c is not None for c in ct):
+        raise TransformError("the Schur decomposition has no derivative (as in JAX)")
+    return [None]

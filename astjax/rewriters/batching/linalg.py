@@ -3,5 +3,5 @@ operand gets the batch axis first (an unbatched one is broadcast) and the primit
 again; every result carries the batch at axis 0."""
 from .util import BATCH, leading_batch
 
-for _name in ("cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"):
+for _name in ("cholesky", "triangular_solve", "lu", "qr", "eigh", "svd", "eig", "schur"):
     BATCH.set(_name, leading_batch(_name))

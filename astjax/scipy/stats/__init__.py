@@ -1,11 +1,12 @@
 """astjax.scipy.stats: distributions as jax.scipy.stats has them (`norm.logpdf(x, loc,
-scale)`, ...), each a composition of primitives, and `sem`."""
+scale)`, ...), each a composition of primitives, and `sem`, `mode` and `rankdata`."""
 import astjax.numpy as jnp
 
 from . import (bernoulli, beta, betabinom, binom, cauchy, chi2, dirichlet, expon,  # noqa: F401
                gamma, gennorm, geom, gumbel_l, gumbel_r, laplace, logistic, multinomial,
                multivariate_normal, nbinom, norm, pareto, poisson, t, truncnorm, uniform,
-               wrapcauchy)
+               vonmises, wrapcauchy)
+from ._ranks import ModeResult, mode, rankdata  # noqa: F401
 from ._util import inexact
 
 

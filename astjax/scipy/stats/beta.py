@@ -1,6 +1,6 @@
-"""The beta distribution (jax.scipy.stats.beta): densities (the CDF needs betainc)."""
+"""The beta distribution (jax.scipy.stats.beta): densities and the CDF (the regularized incomplete beta function)."""
 import astjax.numpy as jnp
-from astjax.scipy.special import betaln, xlog1py, xlogy
+from astjax.scipy.special import betainc, betaln, xlog1py, xlogy
 
 from ._util import inexact, from_log, standardized, within
 
@@ -14,3 +14,23 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 
 pdf = from_log(logpdf)
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    y, _ = standardized(x, loc, scale)
+    a, b = inexact(a, b)
+    return betainc(a, b, jnp.clip(y, 0.0, 1.0))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    y, _ = standardized(x, loc, scale)
+    a, b = inexact(a, b)
+    return betainc(b, a, 1.0 - jnp.clip(y, 0.0, 1.0))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    return jnp.log(cdf(x, a, b, loc, scale))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    return jnp.log(sf(x, a, b, loc, scale))

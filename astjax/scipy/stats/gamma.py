@@ -1,6 +1,6 @@
-"""The gamma distribution (jax.scipy.stats.gamma): densities (the CDF needs gammainc)."""
+"""The gamma distribution (jax.scipy.stats.gamma): densities and the CDF (the regularized incomplete gamma function)."""
 import astjax.numpy as jnp
-from astjax.scipy.special import gammaln, xlogy
+from astjax.scipy.special import gammainc, gammaincc, gammaln, xlogy
 
 from ._util import inexact, from_log, standardized, within
 
@@ -13,3 +13,21 @@ def logpdf(x, a, loc=0, scale=1):
 
 
 pdf = from_log(logpdf)
+
+
+def cdf(x, a, loc=0, scale=1):
+    y, _ = standardized(x, loc, scale)
+    return gammainc(inexact(a), jnp.maximum(y, 0.0))
+
+
+def sf(x, a, loc=0, scale=1):
+    y, _ = standardized(x, loc, scale)
+    return gammaincc(inexact(a), jnp.maximum(y, 0.0))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    return jnp.log(cdf(x, a, loc, scale))
+
+
+def logsf(x, a, loc=0, scale=1):
+    return jnp.log(sf(x, a, loc, scale))

@@ -1,8 +1,8 @@
-"""The generalized normal distribution (jax.scipy.stats.gennorm): densities."""
+"""The generalized normal distribution (jax.scipy.stats.gennorm): densities and the CDF."""
 import math
 
 import astjax.numpy as jnp
-from astjax.scipy.special import gammaln
+from astjax.scipy.special import gammainc, gammaln
 
 from ._util import inexact, from_log
 
@@ -13,3 +13,8 @@ def logpdf(x, beta):
 
 
 pdf = from_log(logpdf)
+
+
+def cdf(x, beta):
+    x, beta = inexact(x, beta)
+    return 0.5 + 0.5 * jnp.sign(x) * gammainc(1.0 / beta, jnp.abs(x) ** beta)

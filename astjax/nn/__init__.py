@@ -2,16 +2,19 @@
 
 Numerically stable forms as in JAX: softplus through logaddexp, softmax and logsumexp subtract the
 max first. One deliberate default: `one_hot` returns float32, as JAX does (JAX's default float),
-even though astjax.numpy otherwise follows NumPy's float64 defaults.
+even though astjax.numpy otherwise follows NumPy's float64 defaults. The parameter initializers
+are in `astjax.nn.initializers`.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 import astjax.numpy as jnp
-from .numpy import _util as u
-from .numpy._creation import _as_operand
-from .numpy._util import bind
+from . import initializers  # noqa: F401
+from ..numpy import _util as u
+from ..numpy._creation import _as_operand
+from ..numpy._util import bind
 
 
 def relu(x):
@@ -253,3 +256,66 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     out = jnp.einsum("bkgts,bskh->btkgh", weights, v)
     out = out.reshape(out.shape[:2] + (heads, v.shape[-1]))
     return out[0] if unbatched else out
+
+
+# ---------------------------------------------------------------- block-scaled matmuls
+class BlockScaleConfig(NamedTuple):
+    mode: str
+    block_size: int
+    data_type: object
+    scale_type: object
+    global_scale: object
+    infer_only: bool
+
+
+def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.float32):
+    """sum_k (lhs[b, m, k] lhs_scales[b, m, k // block]) (rhs[b, n, k] rhs_scales[b, n, k // block]),
+    the block-scaled matmul of low-precision operands (computed in float32, as JAX: which
+    runs it only on GPUs with cuDNN)."""
+    a, b, sa, sb = (_as_operand(x) for x in (lhs, rhs, lhs_scales, rhs_scales))
+    if not all(u.ndim(x) == 3 for x in (a, b, sa, sb)):
+        raise u.ShapeError("scaled_matmul requires all inputs to be 3-dimensional arrays")
+    (batch_a, m, k), (batch_b, n, k_b) = u.shape(a), u.shape(b)
+    if k != k_b or batch_a != batch_b or u.shape(sa)[0] != batch_a or u.shape(sb)[0] != batch_b \
+            or u.shape(sa)[1] != m or u.shape(sb)[1] != n:
+        raise u.ShapeError(f"scaled_matmul: shapes do not match: a {u.shape(a)}, b {u.shape(b)}, "
+                           f"a_scales {u.shape(sa)}, b_scales {u.shape(sb)}")
+    a_scaled = _block_scaled(a, sa)
+    b_scaled = _block_scaled(b, sb)
+    out = jnp.einsum("bmk,bnk->bmn", a_scaled, b_scaled)
+    return out.astype(preferred_element_type)
+
+
+def _block_scaled(x, scales):
+    """x times its scales repeated over blocks of the last axis, in float32."""
+    k, blocks = int(u.shape(x)[-1]), int(u.shape(scales)[-1])
+    if blocks == 0 or k % blocks:
+        raise u.ShapeError("scaled_matmul: the contracting size must be a multiple of the "
+                           "scales' last axis")
+    repeated = jnp.repeat(scales.astype(np.float32), k // blocks, axis=-1)
+    return x.astype(np.float32) * repeated
+
+
+def get_scaled_dot_general_config(mode, global_scale=None):
+    """The block-scaling configuration of mode 'mxfp8' or 'nvfp4', as JAX describes them."""
+    import ml_dtypes
+    if mode == "nvfp4":
+        one = jnp.ones((1,), dtype=np.float32)
+        return BlockScaleConfig("nvfp4", 16, ml_dtypes.float4_e2m1fn, ml_dtypes.float8_e4m3fn,
+                                one if global_scale is None else global_scale, False)
+    if mode == "mxfp8":
+        return BlockScaleConfig("mxfp8", 32, ml_dtypes.float8_e4m3fn,
+                                ml_dtypes.float8_e8m0fnu, None, False)
+    raise ValueError(f"Unsupported mode: {mode}")
+
+
+def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.float32,
+                       configs=None, implementation=None):
+    """lax.dot_general when configs is None; block-scaled quantization (configs) is refused."""
+    if configs is not None:
+        raise NotImplementedError("scaled_dot_general with quantization configs: astjax has no "
+                                  "float8/float4 dtypes; use configs=None (lax.dot_general) or "
+                                  "nn.scaled_matmul with explicit scales")
+    from .. import lax
+    return lax.dot_general(lhs, rhs, dimension_numbers,
+                           preferred_element_type=preferred_element_type)
