@@ -12,6 +12,7 @@ so the rule is used wherever the function is differentiated, in any composition.
 import functools
 
 from .core.bind import bind, current_builder
+from .core.closure import over_outer, union
 from .core.ir import Var
 from .errors import TransformError
 from .staging import func_of, interpretable
@@ -64,9 +65,9 @@ class custom_jvp(_Custom):
         rule = interpretable(self.jvp)
         jvp, _, rule_outer = self._rule_func(lambda *pt: _pair(rule(*pt)),
                                              (tuple(args), tuple(args)), f"{self.fun.__name__}_jvp")
-        outer = _union(fun_outer, rule_outer)
-        fun = _over(fun, len(leaves), fun_outer, outer)
-        jvp = _over(jvp, 2 * len(leaves), rule_outer, outer)
+        outer = union(fun_outer, rule_outer)
+        fun = over_outer(fun, len(leaves), fun_outer, outer)
+        jvp = over_outer(jvp, 2 * len(leaves), rule_outer, outer)
         outs = bind("custom_jvp_call", *leaves, *outer, fun=fun, jvp=jvp, num_args=len(leaves))
         return tree_unflatten(out_tree, outs)
 
@@ -103,10 +104,10 @@ class custom_vjp(_Custom):
         cts = tree_unflatten(out_tree, [Var(o.aval) for o in fun.outs])
         bwd, _, bwd_outer = func_of(lambda r, g: tuple(bwd_call(r, g)), (residuals, cts),
                                     f"{name}_bwd")
-        outer = _union(fun_outer, fwd_outer, bwd_outer)
-        fun = _over(fun, len(leaves), fun_outer, outer)
-        fwd = _over(fwd, len(leaves), fwd_outer, outer)
-        bwd = _over(bwd, len(bwd.params) - len(bwd_outer), bwd_outer, outer)
+        outer = union(fun_outer, fwd_outer, bwd_outer)
+        fun = over_outer(fun, len(leaves), fun_outer, outer)
+        fwd = over_outer(fwd, len(leaves), fwd_outer, outer)
+        bwd = over_outer(bwd, len(bwd.params) - len(bwd_outer), bwd_outer, outer)
         outs = bind("custom_vjp_call", *leaves, *outer, fun=fun, fwd=fwd, bwd=bwd,
                     num_args=len(leaves))
         return tree_unflatten(out_tree, outs)
@@ -129,24 +130,6 @@ class checkpoint:
 
 
 remat = checkpoint
-
-
-def _union(*lists) -> list:
-    seen, out = set(), []
-    for values in lists:
-        for v in values:
-            if v.id not in seen:
-                seen.add(v.id)
-                out.append(v)
-    return out
-
-
-def _over(func, n_own, own_outer, outer):
-    """func re-parameterised as (its own params..., one per value of `outer`)."""
-    mine = {v.id: p for v, p in zip(own_outer, func.params[n_own:])}
-    params = func.params[:n_own] + [mine.get(v.id) or Var(v.aval, v.hint) for v in outer]
-    func.params = params
-    return func
 
 
 __all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat"]

@@ -29,3 +29,22 @@ def close(name: str, params: list, eqns: list, outs: list, captured: list, loc=N
     body = [Eqn(e.outs, e.prim, [swap(a) for a in e.ins], e.params, e.loc, e.note) for e in eqns]
     return Func(name, list(params) + [fresh[v.id] for v in captured], body,
                 [swap(o) for o in outs], loc)
+
+
+def union(*lists) -> list:
+    """The values of all the lists, each once, in order of first appearance."""
+    seen, out = set(), []
+    for values in lists:
+        for v in values:
+            if v.id not in seen:
+                seen.add(v.id)
+                out.append(v)
+    return out
+
+
+def over_outer(func, n_own, own_outer, outer):
+    """func re-parameterised as (its own params..., one per value of `outer`): the closures of
+    several functions bound together share one list of captured values."""
+    mine = {v.id: p for v, p in zip(own_outer, func.params[n_own:])}
+    func.params = func.params[:n_own] + [mine.get(v.id) or Var(v.aval, v.hint) for v in outer]
+    return func

@@ -12,8 +12,7 @@ import numpy as np
 
 from .bind import aval, bind, current_builder
 from .build import build_body
-from .closure import close, free_vars
-from .ir import Var
+from .closure import close, free_vars, over_outer, union
 from ..tree_util import tree_flatten, tree_structure, tree_unflatten
 
 
@@ -33,9 +32,9 @@ def with_jvp(name: str, fun, jvp, *args):
                        avals + avals)
     finally:
         _building.names.discard(name)
-    outer = _union(primal[1], rule[1])
-    fun_f = _over(primal[0], n, primal[1], outer)
-    jvp_f = _over(rule[0], 2 * n, rule[1], outer)
+    outer = union(primal[1], rule[1])
+    fun_f = over_outer(primal[0], n, primal[1], outer)
+    jvp_f = over_outer(rule[0], 2 * n, rule[1], outer)
     outs = bind("custom_jvp_call", *args, *outer, fun=fun_f, jvp=jvp_f, num_args=n)
     return tree_unflatten(out_tree[0], outs)
 
@@ -62,20 +61,3 @@ def _closed(name, fn, avals):
     body = build_body(fn, tree_structure(tuple(range(len(avals)))), avals)
     captured = free_vars(body.params, body.eqns, body.outs)
     return close(name, body.params, body.eqns, body.outs, captured), captured
-
-
-def _union(*lists) -> list:
-    seen, out = set(), []
-    for values in lists:
-        for v in values:
-            if v.id not in seen:
-                seen.add(v.id)
-                out.append(v)
-    return out
-
-
-def _over(func, n_own, own_outer, outer):
-    """func re-parameterised as (its own params..., one per value of `outer`)."""
-    mine = {v.id: p for v, p in zip(own_outer, func.params[n_own:])}
-    func.params = func.params[:n_own] + [mine.get(v.id) or Var(v.aval, v.hint) for v in outer]
-    return func

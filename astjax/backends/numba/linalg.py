@@ -89,35 +89,37 @@ def _svd(fe, eqn, ins, outs):
     return (_SVD if eqn.params["compute_uv"] else _SINGULAR_VALUES)(fe, eqn, ins, outs)
 
 
-def _unused_or(outs, k, present):
-    """The name of result k if the equation has it, else a one-element placeholder."""
-    return outs[k] if present else "np.empty((1,), np.complex128)"
-
-
-@LOWER.register("eig")
-def _eig(fe, eqn, ins, outs):
-    """Through object mode (rt.eig_into), on the operand as it is (any batch shape)."""
-    left, right = (eqn.params["compute_left_eigenvectors"],
-                   eqn.params["compute_right_eigenvectors"])
+def _object_mode_call(fe, eqn, ins, outs):
+    """The operand made contiguous and every result allocated, for a runtime helper that fills
+    them in object mode (any batch shape)."""
     source = fe.fresh(ins[0] + "_in")
     lines = [f"{source} = np.ascontiguousarray({ins[0]})"]
     for k, name in enumerate(outs):
         aval = out_aval(eqn, k)
         lines.append(f"{name} = np.empty({tuple_text(dims(name, aval))}, "
                      f"{dtype_text(aval.dtype)})")
-    vl = _unused_or(outs, 1, left)
-    vr = _unused_or(outs, 1 + left, right)
+    return source, lines
+
+
+def _placeholder(dtype):
+    return f"np.empty((1,), {dtype_text(dtype)})"
+
+
+@LOWER.register("eig")
+def _eig(fe, eqn, ins, outs):
+    """rt.eig_into fills w and the eigenvectors asked for (placeholders stand for the rest)."""
+    left, right = (eqn.params["compute_left_eigenvectors"],
+                   eqn.params["compute_right_eigenvectors"])
+    source, lines = _object_mode_call(fe, eqn, ins, outs)
+    unused = _placeholder(out_aval(eqn, 0).dtype)
+    vl = outs[1] if left else unused
+    vr = outs[1 + left] if right else unused
     return lines + [f"rt.eig_into({source}, {outs[0]}, {vl}, {vr}, {left}, {right})"]
 
 
 @LOWER.register("schur")
 def _schur(fe, eqn, ins, outs):
     vectors = eqn.params["compute_schur_vectors"]
-    source = fe.fresh(ins[0] + "_in")
-    lines = [f"{source} = np.ascontiguousarray({ins[0]})"]
-    for k, name in enumerate(outs):
-        aval = out_aval(eqn, k)
-        lines.append(f"{name} = np.empty({tuple_text(dims(name, aval))}, "
-                     f"{dtype_text(aval.dtype)})")
-    z = outs[1] if vectors else f"np.empty((1,), {dtype_text(out_aval(eqn, 0).dtype)})"
+    source, lines = _object_mode_call(fe, eqn, ins, outs)
+    z = outs[1] if vectors else _placeholder(out_aval(eqn, 0).dtype)
     return lines + [f"rt.schur_into({source}, {outs[0]}, {z}, {vectors})"]
