@@ -20,6 +20,7 @@ import numpy as np
 from . import lax
 from . import numpy as jnp
 from .config import default_dtype, x64_enabled
+from .core.prims.elementwise import part_dtype
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 _PARITY = 0x1BD11BDA  # Threefry's key schedule constant
@@ -140,7 +141,7 @@ def normal(key, shape=(), dtype=None):
     """Standard normal samples: sqrt(2) * erf_inv of a uniform in (-1, 1); for a complex dtype
     (re + i im) / sqrt(2) from two keys, as JAX."""
     if dtype is not None and np.dtype(dtype).kind == "c":
-        part = np.dtype(np.float32) if np.dtype(dtype) == np.complex64 else np.dtype(np.float64)
+        part = part_dtype(dtype)
         key_re, key_im = split(key)
         re = normal(key_re, shape, part).astype(dtype)
         im = normal(key_im, shape, part).astype(dtype)

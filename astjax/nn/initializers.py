@@ -8,6 +8,7 @@ import astjax.numpy as jnp
 from astjax import random
 
 from .. import config
+from ..core.prims.elementwise import part_dtype
 
 
 def _dtype(dtype):
@@ -99,14 +100,10 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     return init
 
 
-def _real(dtype):
-    return np.dtype(np.float32) if dtype == np.complex64 else np.dtype(np.float64)
-
-
 def _complex_uniform(key, shape, dtype):
     """Uniform on the unit disc (modulus sqrt(2 U), so of unit variance)."""
     key_r, key_theta = random.split(key)
-    real = _real(dtype)
+    real = part_dtype(dtype)
     r = jnp.sqrt(2 * random.uniform(key_r, shape, real)).astype(dtype)
     theta = 2 * np.pi * random.uniform(key_theta, shape, real).astype(dtype)
     return r * jnp.exp(1j * theta)
@@ -114,7 +111,7 @@ def _complex_uniform(key, shape, dtype):
 
 def _complex_truncated_normal(key, upper, shape, dtype):
     key_r, key_theta = random.split(key)
-    real = _real(dtype)
+    real = part_dtype(dtype)
     t = (1 - jnp.exp(jnp.array(-(upper ** 2), dtype))) * \
         random.uniform(key_r, shape, real).astype(dtype)
     r = jnp.sqrt(-jnp.log(1 - t))

@@ -14,7 +14,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from ..core.library_rules import with_jvp
-from ._util import inexact
+from ._util import as_complex, inexact
 
 _N = 64
 _L = math.sqrt(_N / math.sqrt(2.0))
@@ -34,10 +34,7 @@ _COEFFICIENTS = _weideman_coefficients()
 
 
 def _complex(z):
-    z = jnp.asarray(inexact(z))
-    if z.dtype.kind == "c":
-        return z
-    return z.astype(np.complex64 if z.dtype == np.float32 else np.complex128)
+    return as_complex(jnp.asarray(inexact(z)))
 
 
 def _w_upper(z):

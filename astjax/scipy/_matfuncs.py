@@ -7,6 +7,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from ..control import while_loop
+from ..core.prims.elementwise import part_dtype
 from ..numpy._decompositions import float_matrix, mT, qr as _qr, svd as _svd
 from ..numpy.linalg import solve
 
@@ -19,11 +20,6 @@ _PADE_COEFFICIENTS = {
          129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
          40840800.0, 960960.0, 16380.0, 182.0, 1.0],
 }
-
-
-def _real_dtype(dtype):
-    return np.dtype(np.float32) if np.dtype(dtype) in (np.float32, np.complex64) \
-        else np.dtype(np.float64)
 
 
 def _pade(a, degree):
@@ -46,7 +42,7 @@ def expm(A, *, upper_triangular: bool = False, max_squarings: int = 16):
     """exp(A): A scaled by 2^-s into the Pade approximant's exact range, then squared s times
     (s at most max_squarings; beyond it the result is nan, as JAX)."""
     a = float_matrix(A, "expm")
-    degree, theta = _PADE[_real_dtype(a.dtype)]
+    degree, theta = _PADE[part_dtype(a.dtype)]
     norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1)  # the 1-norm of each matrix
     s = jnp.maximum(0.0, jnp.ceil(jnp.log2(jnp.maximum(norm, 1e-300) / theta)))
     s = jnp.where(jnp.isfinite(s), s, max_squarings + 1.0)

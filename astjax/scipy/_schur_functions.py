@@ -11,11 +11,7 @@ import numpy as np
 import astjax.numpy as jnp
 
 from ..numpy._decompositions import eig, float_matrix, mT, schur as _schur, triangular_solve
-from ..core.prims.elementwise import complex_dtype
-
-
-def _complex(x):
-    return x if x.dtype.kind == "c" else x.astype(complex_dtype(x.dtype))
+from ._util import as_complex
 
 
 def _diagonal_mask(n, d):
@@ -33,14 +29,14 @@ def schur(a, output: str = "real"):
         raise ValueError("schur: output must be 'real' or 'complex'")
     a = float_matrix(a, "schur")
     if output in ("complex", "c"):
-        a = _complex(a)
+        a = as_complex(a)
     return _schur(a)
 
 
 def rsf2csf(T, Z, check_finite: bool = True):
     """The complex Schur form from a real one: each 2x2 block rotated to triangular by a
     unitary Givens rotation (the eigenvalue with positive imaginary part first, as LAPACK)."""
-    t, z = _complex(float_matrix(T, "rsf2csf")), _complex(float_matrix(Z, "rsf2csf"))
+    t, z = as_complex(float_matrix(T, "rsf2csf")), as_complex(float_matrix(Z, "rsf2csf"))
     n = int(t.shape[-1])
     eps = float(np.finfo(t.real.dtype).eps)
     for m in range(n - 1, 0, -1):

@@ -2,6 +2,7 @@
 import astjax.numpy as jnp
 
 from .. import config
+from ..core.prims.elementwise import complex_dtype
 
 
 def inexact(*xs):
@@ -13,3 +14,8 @@ def inexact(*xs):
         dtype = config.default_dtype("float")
     out = [x.astype(dtype) if x.dtype != dtype else x for x in xs]
     return out[0] if len(out) == 1 else out
+
+
+def as_complex(x):
+    """x in the complex dtype of its precision (complex64 for float32, else complex128)."""
+    return x if x.dtype.kind == "c" else x.astype(complex_dtype(x.dtype))
