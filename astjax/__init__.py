@@ -26,7 +26,7 @@ _API = {
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors",
 }
-_SUBMODULES = ("config", "debug", "lax", "nn", "numpy", "random", "scipy", "tree_util")
+_SUBMODULES = ("config", "debug", "dtypes", "lax", "nn", "numpy", "random", "scipy", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

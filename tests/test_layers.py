@@ -17,7 +17,7 @@ LAYERS = {
     "astjax.frontend": "frontend",
     "astjax.numpy": "library", "astjax.lax": "library", "astjax.nn": "library",
     "astjax.control": "library", "astjax.random": "library", "astjax.scipy": "library",
-    "astjax.example_libraries": "library", "astjax.debug": "library",
+    "astjax.example_libraries": "library", "astjax.debug": "library", "astjax.dtypes": "library",
     "astjax.rewriters": "rewriters",
     "astjax.core": "core",
     "astjax.backends": "backends",

@@ -139,3 +139,65 @@ def test_samplers_compile_and_batch_over_keys():
     for lane in range(4):
         for b, e in zip(batched, draw(keys_[lane])):
             np.testing.assert_allclose(np.asarray(b)[lane], np.asarray(e), rtol=1e-6)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("axis, shape", [(-1, (3, 2)), (-1, (4, 2)), (0, (3, 2)), (0, None)])
+def test_categorical_without_replacement_is_jax_bit_for_bit(seed, axis, shape):
+    key, jkey = keys(seed)
+    logits = np.log(np.array([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]], np.float32))
+    logits = logits if axis == -1 else logits.T.copy()
+    want = np.asarray(jrandom.categorical(jkey, logits, axis=axis, shape=shape, replace=False))
+    got = random.categorical(key, logits, axis=axis, shape=shape, replace=False)
+    np.testing.assert_array_equal(got, want)
+    for lane in np.moveaxis(got.reshape(-1, 2), -1, 0):
+        assert len(set(lane.tolist())) == lane.size  # no category twice
+    with pytest.raises(ValueError, match="cannot exceed"):
+        random.categorical(key, logits, axis=axis, shape=(5, 2), replace=False)
+
+
+@pytest.mark.parametrize("method", ["svd", "eigh", "cholesky"])
+def test_multivariate_normal_methods_agree_with_jax(method):
+    key, jkey = keys(2)
+    mean = np.array([1.0, -1.0, 0.5], np.float32)
+    cov = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 0.5]], np.float32)
+    got = random.multivariate_normal(key, mean, cov, (40,), np.float32, method=method)
+    want = np.asarray(jrandom.multivariate_normal(jkey, mean, cov, (40,), np.float32,
+                                                  method=method))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def implicit_gradient(alpha, x, h=1e-6):
+    """d x / d alpha holding the Gamma(alpha) CDF at x fixed: -(dF/dalpha) / (dF/dx), from
+    SciPy's gammainc (central differences in float64) and the gamma density."""
+    from scipy import special
+    dF = (special.gammainc(alpha + h, x) - special.gammainc(alpha - h, x)) / (2 * h)
+    return -dF / stats.gamma(alpha).pdf(x)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_gamma_samples_differentiate_by_implicit_reparameterisation(backend):
+    key = random.PRNGKey(8)
+    alpha = np.array([0.4, 1.0, 2.5, 9.0])
+
+    def sample(alpha):
+        return random.gamma(key, alpha, (4,), np.float64)
+
+    x = np.asarray(sample(alpha))
+    got = astjax.jit(astjax.jacfwd(sample), backend=backend)(alpha)
+    np.testing.assert_allclose(np.diag(got), implicit_gradient(alpha, x), rtol=1e-5)
+    rev = astjax.jit(astjax.grad(lambda a: sample(a).sum()), backend=backend)(alpha)
+    np.testing.assert_allclose(rev, np.diag(got), rtol=1e-10)
+
+
+def test_beta_and_dirichlet_gradients_are_unbiased():
+    """E[d sample / d a] = d E[sample] / d a: for Beta(a, b), b / (a + b)^2; for the first
+    component of Dirichlet(alpha), (sum - alpha_0) / sum^2."""
+    key = random.PRNGKey(9)
+    beta_mean = astjax.jit(astjax.grad(
+        lambda a: random.beta(key, a, 2.0, (N,), np.float64).mean()))
+    np.testing.assert_allclose(beta_mean(3.0), 2.0 / 25.0, rtol=0.03)
+    first = astjax.jit(astjax.grad(
+        lambda a: random.dirichlet(key, a, (N,), np.float64)[:, 0].mean()))
+    np.testing.assert_allclose(first(np.array([1.0, 2.0, 3.0])), [5 / 36, -1 / 36, -1 / 36],
+                               rtol=0.05, atol=3e-3)

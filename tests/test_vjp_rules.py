@@ -73,6 +73,8 @@ NO_FLOAT_OPERAND = {
     "shift_right_arithmetic": ([np.array([-8, 2], np.int32), np.array([3, 1], np.int32)], {}),
     "iota": ([], {"dtype": "float64", "shape": (3,), "dimension": 0}),
     "debug_print": ([np.array(1.5)], {"fmt": "{}"}),
+    "threefry2x32": ([np.array(1, np.uint32), np.array(2, np.uint32),
+                      np.array([0, 0], np.uint32), np.array([0, 1], np.uint32)], {}),
 }
 
 
@@ -287,11 +289,11 @@ def draw_take_along_axis(data):
 
 def draw_scatter(data):
     """scatter along axis 0, as `x.at[...]` binds it (on the flattened array), in range."""
-    mode = data.draw(st.sampled_from(["set", "add"]), label="mode")
+    mode = data.draw(st.sampled_from(["set", "add", "mul", "min", "max"]), label="mode")
     shape = data.draw(NONSCALAR, label="shape")
     axis, n = 0, shape[0]
     rng = rng_of(data)
-    if mode == "add":
+    if mode != "set":  # repeats combine (ties between random floats have probability 0)
         positions = rng.integers(0, n, data.draw(st.integers(1, 5), label="updates"))
     else:  # "set" with repeated indices has no derivative; keep them distinct
         positions = rng.permutation(n)[:data.draw(st.integers(1, n), label="updates")]
@@ -583,3 +585,19 @@ def test_scatter_along_axis_1():
 def test_scatter_drops_out_of_range_updates():
     operands = [np.arange(3.0), np.array([0, 4]), np.array([1.0, 2.0])]
     check_rule("scatter", Example(operands, {"axis": 0, "mode": "set"}, diff=(0, 2)))
+
+
+@pytest.mark.parametrize("mode", ["mul", "min", "max"])
+def test_combining_scatters_with_repeats_and_dropped_updates(mode):
+    """Repeated targets combine, index 5 is out of range (dropped), -1 wraps: both operands."""
+    operands = [RNG.standard_normal(4), np.array([1, 3, 1, 5, -1]), RNG.standard_normal(5)]
+    check_rule("scatter", Example(operands, {"axis": 0, "mode": mode}, diff=(0, 2)))
+
+
+def test_scatter_mul_derivative_at_a_zero_factor_is_finite():
+    """d(x * u1 * u2)/du1 = x * u2 even where u1 == 0 (no division by the zero factor)."""
+    operands = [np.array([2.0, 3.0]), np.array([0, 0, 1]), np.array([0.0, 4.0, 5.0])]
+    check_rule("scatter", Example(operands, {"axis": 0, "mode": "mul"}, diff=(0, 2)))
+    bars = vjp_of("scatter", Example(operands, {"axis": 0, "mode": "mul"}, diff=(2,)),
+                  np.ones(2))
+    np.testing.assert_allclose(bars[0], [2.0 * 4.0, 0.0, 3.0])

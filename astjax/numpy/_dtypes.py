@@ -3,6 +3,7 @@
 Dtype queries (`finfo`, `result_type`, ...) are NumPy's own."""
 import numpy as np
 
+from .. import dtypes as _jax_dtypes
 from ._creation import asarray
 
 
@@ -44,7 +45,7 @@ promote_types = np.promote_types
 can_cast = np.can_cast
 finfo = np.finfo
 iinfo = np.iinfo
-issubdtype = np.issubdtype
+issubdtype = _jax_dtypes.issubdtype
 isdtype = getattr(np, "isdtype", None)
 generic, number, inexact, floating, complexfloating = (np.generic, np.number, np.inexact,
                                                        np.floating, np.complexfloating)

@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _util as u
 from ._creation import _as_operand, asarray
-from ._shape import ravel, reshape
+from ._joining import concatenate
+from ._shape import flip, moveaxis, ravel, reshape
 from ._util import bind
 
 
@@ -167,17 +168,23 @@ def lexsort(keys, axis=-1):
 
 
 def partition(a, kth, axis=-1):
-    """a with its kth element where sorting would put it, smaller ones before and larger ones
-    after (here every part is sorted: a full sort is one such partition)."""
+    """a with its kth element where sorting would put it, the smaller ones before it and the
+    larger ones after, in JAX's order: the first kth + 1 ascending, the rest descending."""
     a = _as_operand(a)
-    _check_kth(a, kth, axis)
-    return sort(a, axis=axis)
+    k = _check_kth(a, kth, axis)
+    ordered = moveaxis(sort(a, axis=axis), axis, -1)
+    parts = [ordered[..., :k + 1], flip(ordered[..., k + 1:], -1)]
+    return moveaxis(concatenate(parts, axis=-1), -1, axis)
 
 
 def argpartition(a, kth, axis=-1):
+    """Indices that partition a (see `partition`), in JAX's order: those of the kth + 1
+    smallest ascending by value, then the others in increasing index order."""
     a = _as_operand(a)
-    _check_kth(a, kth, axis)
-    return argsort(a, axis=axis)
+    k = _check_kth(a, kth, axis)
+    order = moveaxis(argsort(a, axis=axis), axis, -1)
+    parts = [order[..., :k + 1], sort(order[..., k + 1:], axis=-1)]
+    return moveaxis(concatenate(parts, axis=-1), -1, axis)
 
 
 def _check_kth(a, kth, axis):
@@ -185,6 +192,7 @@ def _check_kth(a, kth, axis):
     k = u.static_int(kth, "partition's kth")
     if not -n <= k < n:
         raise u.ShapeError(f"partition: kth={k} is out of range for an axis of length {n}")
+    return k % n
 
 
 def choose(a, choices, out=None, mode="raise"):

@@ -342,6 +342,16 @@ class Block:
         self.lines += block.lines
         return outs
 
+    def expand(self, eqns: list) -> None:
+        """Emit equations written in place of one (an INLINE rule's): their reads join `users`
+        first, so a value one of them reads from a closed nest has been stored."""
+        for eqn in eqns:
+            for atom in eqn.ins:
+                if isinstance(atom, Var):
+                    self.users.setdefault(atom.id, set()).add(id(eqn))
+        for eqn in eqns:
+            self.equation(eqn)
+
     def equation(self, eqn) -> None:
         prim = get(eqn.prim)
         if prim.kind == "effect":

@@ -4,7 +4,6 @@ written into it."""
 import math
 
 from astjax.core.bind import bind
-from astjax.errors import TransformError
 
 from .rules import VJP, linear, tangent_rule, zeros_of
 from .util import aval, unbroadcast, zeros_like
@@ -47,20 +46,74 @@ def _take_along(ct, x, index, out, axis):
 
 @VJP.register("scatter")
 def _scatter(ct, x, index, updates, out, axis, mode):
-    if mode not in ("set", "add"):
-        raise TransformError(f"no reverse-mode rule for .at[...].{mode}() updates yet")
+    if mode in COMBINING:
+        x_coef, u_coef = COMBINING[mode](x, index, updates, out, axis)
+        u_bar = bind("mul", u_coef, _gathered(ct, index, axis))
+        return [bind("mul", ct, x_coef), None,
+                unbroadcast(u_bar, updates) if hasattr(updates, "aval") else None]
     size = aval(x).shape[axis]
-    wrapped = bind("select", bind("lt", index, 0), bind("add", index, size), index)
-    kept = bind("bitwise_and", bind("ge", wrapped, 0), bind("lt", wrapped, size))
+    kept = _kept(index, size)
     if mode == "set":
         x_bar = bind("scatter", ct, index, 0.0, axis=axis, mode="set")
+        wrapped = bind("select", bind("lt", index, 0), bind("add", index, size), index)
         kept = bind("bitwise_and", kept, _last_writes(wrapped, size))
     else:
         x_bar = ct
-    taken = bind("take", ct, _normalised(index, size), axis=axis)
-    u_bar = _index_first(taken, axis, len(aval(index).shape))
+    u_bar = _gathered(ct, index, axis)
     u_bar = bind("mul", u_bar, _expand(bind("convert", kept, dtype=aval(ct).dtype.name), u_bar))
     return [x_bar, None, unbroadcast(u_bar, updates) if hasattr(updates, "aval") else None]
+
+
+def _kept(index, size):
+    """Which updates land inside the array (JAX drops the others)."""
+    wrapped = bind("select", bind("lt", index, 0), bind("add", index, size), index)
+    return bind("bitwise_and", bind("ge", wrapped, 0), bind("lt", wrapped, size))
+
+
+def _gathered(v, index, axis):
+    """v (shaped as the array) read at each update's target, in the updates' layout."""
+    taken = bind("take", v, _normalised(index, aval(v).shape[axis]), axis=axis)
+    return _index_first(taken, axis, len(aval(index).shape))
+
+
+def _extremal(x, index, updates, out, axis):
+    """min/max: the result's derivative is shared equally by the values that attain it,
+    the array's element and the updates alike (JAX splits ties so)."""
+    dtype = aval(out).dtype.name
+    at_target = _gathered(out, index, axis)
+    kept = bind("convert", _expand(_kept(index, aval(x).shape[axis]), at_target), dtype=dtype)
+    won = bind("mul", bind("convert", bind("eq", updates, at_target), dtype=dtype), kept)
+    retained = bind("convert", bind("eq", x, out), dtype=dtype)
+    winners = bind("add", bind("scatter", zeros_like(x), index, won, axis=axis, mode="add"),
+                   retained)
+    share = bind("div", 1.0, bind("max", winners, 1.0))
+    return bind("mul", retained, share), bind("mul", won, _gathered(share, index, axis))
+
+
+def _product(x, index, updates, out, axis):
+    """mul: out = x * (the product of the updates at each place), so d out / d x is that
+    product and d out / d u_k is x times the product of the *other* updates there, computed
+    without dividing by a zero u_k (zeros are counted, the nonzero factors multiplied)."""
+    dtype = aval(out).dtype.name
+    size = aval(x).shape[axis]
+    probe = _gathered(x, index, axis)  # the updates' full layout
+    kept = bind("convert", _expand(_kept(index, size), probe), dtype=dtype)
+    u = bind("add", updates, bind("mul", probe, 0.0))
+    is_zero = bind("convert", bind("eq", u, 0.0), dtype=dtype)
+    nonzero = bind("select", bind("eq", u, 0.0), bind("full", 1, shape=aval(u).shape, dtype=dtype), u)
+    ones = bind("full", 1, shape=aval(x).shape, dtype=dtype)
+    zeros = bind("scatter", zeros_like(x), index, is_zero, axis=axis, mode="add")
+    factors = bind("scatter", ones, index, nonzero, axis=axis, mode="mul")
+    x_coef = bind("select", bind("gt", zeros, 0.0), zeros_like(x), factors)
+    zeros_at, factors_at = _gathered(zeros, index, axis), _gathered(factors, index, axis)
+    others_if_zero = bind("select", bind("eq", zeros_at, 1.0), factors_at, bind("mul", u, 0.0))
+    others_if_not = bind("select", bind("eq", zeros_at, 0.0), bind("div", factors_at, nonzero),
+                         bind("mul", u, 0.0))
+    others = bind("select", bind("eq", u, 0.0), others_if_zero, others_if_not)
+    return x_coef, bind("mul", bind("mul", probe, others), kept)
+
+
+COMBINING = {"min": _extremal, "max": _extremal, "mul": _product}
 
 
 def _last_writes(index, size):
@@ -110,10 +163,13 @@ linear("take_along_axis_transpose", positions=(0,))
 @tangent_rule("scatter")
 def _scatter_jvp(p, t, out, axis, mode):
     x, index, updates = p
-    if mode not in ("set", "add"):
-        if all(d is None for d in t):
-            return None
-        raise TransformError(f"no forward-mode rule for .at[...].{mode}() updates yet")
     x_dot = t[0] if t[0] is not None else zeros_of(x)
     u_dot = t[2] if t[2] is not None else zeros_of(updates)
+    if mode in COMBINING:
+        if all(d is None for d in t):
+            return None
+        x_coef, u_coef = COMBINING[mode](x, index, updates, out, axis)
+        spread = bind("scatter", zeros_like(x), index, bind("mul", u_coef, u_dot), axis=axis,
+                      mode="add")
+        return bind("add", bind("mul", x_coef, x_dot), spread)
     return bind("scatter", x_dot, index, u_dot, axis=axis, mode=mode)

@@ -1,50 +1,38 @@
 """Random numbers as JAX makes them: counter-based threefry2x32, keys that are data.
 
-A key is a uint32 array of shape (2,) (`PRNGKey(0)`); functions of it are pure, so they work
-under jit, vmap (a batch of keys) and grad like any other code: this module is library code
-over lax's integer primitives, and the generated code shows the hash.
+Keys come raw (`PRNGKey(0)`, a uint32 array of shape (2,)) or typed (`key(0)`, a `KeyArray`
+of `key<fry>` elements, see `keys.py`); every function takes both and returns keys of the kind
+it was given. Functions of keys are pure, so they work under jit, vmap (a batch of keys) and
+grad like any other code. The cipher is one primitive, `threefry2x32`, with a lowering on
+every backend (on Numba its rounds fuse into the loop that turns the bits into floats).
 
 Bit-identical to JAX 0.10.2 (with `jax_threefry_partitionable`, its default) for the same key,
-shape and dtype: `PRNGKey`, `split`, `fold_in`, `bits`, `uniform`, `randint`, `bernoulli`,
-`permutation`, `choice` (without `p`), `rademacher`. The samplers built from one transcendental
-function of a uniform (`normal`, `exponential`, `gumbel`, `laplace`, `logistic`, `cauchy`,
-`truncated_normal`, `categorical`, `multivariate_normal`, `orthogonal`) follow JAX's algorithm
-on the same bits, agreeing to float rounding (~1e-6 in float32). `gamma`, `beta`, `dirichlet`
-and `poisson` are rejection samplers written for whole arrays (every element draws until it
-accepts): the same distributions as JAX's, not the same numbers.
+shape and dtype: `PRNGKey`, `key`, `split`, `fold_in`, `bits`, `uniform`, `randint`,
+`bernoulli`, `permutation`, `choice` (without `p`), `rademacher`, `categorical(...,
+replace=False)`. The samplers built from one transcendental function of a uniform (`normal`,
+`exponential`, `gumbel`, `laplace`, `logistic`, `cauchy`, `truncated_normal`, `categorical`,
+`multivariate_normal`, `orthogonal`) follow JAX's algorithm on the same bits, agreeing to float
+rounding (~1e-6 in float32). `gamma`, `beta`, `dirichlet` and `poisson` are rejection samplers
+written for whole arrays (every element draws until it accepts): the same distributions as
+JAX's, not the same numbers. Gamma samples are differentiable in their shape parameter by
+implicit reparameterisation, as JAX's (so are beta and Dirichlet samples, built from them).
 """
 import math
 
 import numpy as np
 
-from . import lax
-from . import numpy as jnp
-from .config import default_dtype, x64_enabled
-from .core.prims.elementwise import part_dtype
-
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = 0x1BD11BDA  # Threefry's key schedule constant
-
-
-def _u32(value):
-    return np.uint32(value)
-
-
-def _rotate_left(x, d: int):
-    return lax.shift_left(x, _u32(d)) | lax.shift_right_logical(x, _u32(32 - d))
-
+from .. import lax
+from .. import numpy as jnp
+from ..config import default_dtype, x64_enabled
+from ..core.bind import bind
+from ..core.library_rules import with_jvp
+from ..core.prims.elementwise import part_dtype
+from .keys import IMPL, KeyArray, key_data, like
 
 def threefry2x32(k1, k2, x1, x2):
     """The Threefry-2x32 block cipher (20 rounds) of the counters (x1, x2) under the key
-    (k1, k2): two uint32 arrays of the counters' shape."""
-    ks = (k1, k2, k1 ^ k2 ^ _u32(_PARITY))
-    x = [x1 + ks[0], x2 + ks[1]]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            first = x[0] + x[1]
-            x = [first, _rotate_left(x[1], r) ^ first]
-        x = [x[0] + ks[(i + 1) % 3], x[1] + ks[(i + 2) % 3] + _u32(i + 1)]
-    return x[0], x[1]
+    (k1, k2), all uint32 and broadcast together: two uint32 arrays (one primitive)."""
+    return tuple(bind("threefry2x32", k1, k2, x1, x2))
 
 
 # ---------------------------------------------------------------- keys
@@ -65,15 +53,39 @@ def PRNGKey(seed):
     return jnp.stack([high, low])
 
 
-key = PRNGKey  # keys are raw uint32 data here; key_data / wrap_key_data convert nothing
-
-
-def key_data(keys):
-    return keys
+def key(seed, *, impl=None):
+    """A typed key (`key<fry>`, shape ()) from an integer seed: PRNGKey's data, typed."""
+    _check_impl(impl)
+    return KeyArray(PRNGKey(seed))
 
 
 def wrap_key_data(key_bits, *, impl=None):
-    return jnp.asarray(key_bits, dtype=np.uint32)
+    """Typed keys around uint32 key data of shape (..., 2)."""
+    _check_impl(impl)
+    return KeyArray(jnp.asarray(key_bits, dtype=np.uint32))
+
+
+def key_impl(keys) -> str:
+    return IMPL
+
+
+def clone(keys):
+    """The keys themselves (astjax's keys are values, never consumed)."""
+    return keys
+
+
+def _check_impl(impl):
+    if impl not in (None, IMPL, "threefry"):
+        raise ValueError(f"astjax.random implements the {IMPL} PRNG, not {impl!r}")
+
+
+def _words(keys):
+    """The two uint32 words of one key, raw or typed."""
+    data = key_data(keys)
+    if tuple(data.shape) != (2,):
+        raise TypeError(f"expected a single key (uint32 data of shape (2,)), got shape "
+                        f"{tuple(data.shape)}: split the keys first or vmap over them")
+    return data[0], data[1]
 
 
 def _counters(shape):
@@ -87,15 +99,15 @@ def split(key, num=2):
     """`num` new keys (an array of shape (num, 2), or shape + (2,) for a tuple)."""
     shape = tuple(num) if isinstance(num, (tuple, list)) else (num,)
     high, low = _counters(shape)
-    bits1, bits2 = threefry2x32(key[0], key[1], high, low)
-    return jnp.stack([bits1, bits2], axis=len(shape))
+    bits1, bits2 = threefry2x32(*_words(key), high, low)
+    return like(key, jnp.stack([bits1, bits2], axis=len(shape)))
 
 
 def fold_in(key, data):
     """A new key from `key` and an integer (its low 32 bits)."""
     word = lax.convert_element_type(jnp.asarray(data), np.uint32).reshape((1,))
-    bits1, bits2 = threefry2x32(key[0], key[1], jnp.zeros((1,), np.uint32), word)
-    return jnp.concatenate([bits1, bits2])
+    bits1, bits2 = threefry2x32(*_words(key), jnp.zeros((1,), np.uint32), word)
+    return like(key, jnp.concatenate([bits1, bits2]))
 
 
 def bits(key, shape=(), dtype=None):
@@ -103,7 +115,7 @@ def bits(key, shape=(), dtype=None):
     dtype = np.dtype(dtype or np.uint32)
     shape = _shape(shape)
     high, low = _counters(shape)
-    bits1, bits2 = threefry2x32(key[0], key[1], high, low)
+    bits1, bits2 = threefry2x32(*_words(key), high, low)
     if dtype.itemsize == 8:
         wide = lax.convert_element_type(bits1, np.uint64)
         return lax.shift_left(wide, np.uint64(32)) | lax.convert_element_type(bits2, np.uint64)
@@ -329,14 +341,23 @@ def _step(value, direction, dtype):
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True):
-    """Indices drawn with probabilities softmax(logits) along `axis` (Gumbel-max)."""
+    """Indices drawn with probabilities softmax(logits) along `axis` (Gumbel-max); without
+    replacement, the top k of one Gumbel-perturbed draw (the Gumbel-top-k trick), as JAX."""
     logits = jnp.asarray(logits)
     axis = axis % logits.ndim
     batch = tuple(logits.shape[:axis] + logits.shape[axis + 1:])
     shape = batch if shape is None else _shape(shape)
-    if not replace:
-        raise NotImplementedError("categorical(..., replace=False) needs lax.top_k, not yet")
+    if shape[len(shape) - len(batch):] != batch:
+        raise ValueError(f"categorical: shape {shape} must end with the batch shape {batch}")
     prefix = shape[:len(shape) - len(batch)]
+    if not replace:
+        k = math.prod(prefix)
+        if k > logits.shape[axis]:
+            raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
+                             f"number of categories ({logits.shape[axis]}).")
+        noisy = logits + gumbel(key, tuple(logits.shape), logits.dtype)
+        _, indices = lax.top_k(jnp.moveaxis(noisy, axis, -1), k)  # batch + (k,)
+        return jnp.moveaxis(indices, -1, 0).reshape(shape)
     wide = list(shape[len(shape) - len(batch):])
     wide.insert(axis, logits.shape[axis])
     noise = gumbel(key, tuple(prefix) + tuple(wide), logits.dtype)
@@ -345,17 +366,25 @@ def categorical(key, logits, axis=-1, shape=None, replace=True):
 
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
-    """mean + L @ z with L the Cholesky factor of cov and z standard normal."""
+    """mean + A @ z with A A^T = cov and z standard normal; A is cov's Cholesky factor, or
+    U sqrt(S) of its SVD (method="svd"), or V sqrt(W) of its eigendecomposition ("eigh")."""
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
     dtype = _float_dtype(dtype)
     mean, cov = _as(mean, dtype), _as(cov, dtype)
-    if method != "cholesky":
-        raise NotImplementedError("multivariate_normal(method=...) supports 'cholesky' for now")
     n = mean.shape[-1]
     if shape is None:
         shape = np.broadcast_shapes(tuple(mean.shape[:-1]), tuple(cov.shape[:-2]))
     shape = _shape(shape)
     z = normal(key, shape + (n,), dtype)
-    factor = _cholesky(cov)
+    if method == "svd":
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.sqrt(s[..., None, :])
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.sqrt(w[..., None, :])
+    else:
+        factor = _cholesky(cov)
     return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
@@ -408,6 +437,19 @@ def gamma(key, a, shape=None, dtype=None):
 
 
 def _gamma(key, alpha, dtype):
+    """Gamma(alpha) samples, differentiable in alpha by implicit reparameterisation (as JAX):
+    d sample / d alpha = -(dF/dalpha) / (dF/dx) at the sample, F the gamma CDF."""
+    def sample(key_words, alpha):
+        return _gamma_sample(key_words, alpha, dtype)
+
+    def jvp(primals, tangents):
+        x = sample(*primals)
+        return x, lax.random_gamma_grad(primals[1], x) * tangents[1]
+
+    return with_jvp("random_gamma", sample, jvp, key_data(key), alpha)
+
+
+def _gamma_sample(key, alpha, dtype):
     shape = tuple(alpha.shape)
     boost_key, key = split(key)
     small = alpha < 1
