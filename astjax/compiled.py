@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from . import config
 from .core.array import as_array
 from .core.bind import current_builder
 from .core.concretize import concretize
@@ -39,6 +40,11 @@ def default_backend() -> str:
     """$ASTJAX_BACKEND (numpy, numba or xla), else the NumPy reference backend."""
     import os
     return os.environ.get("ASTJAX_BACKEND") or "numpy"
+
+
+def named_call(fun, *, name=None):
+    """fun itself: JAX names the call in profiles; astjax's generated code names its lines."""
+    return fun
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), backend=None):
@@ -72,6 +78,8 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         if current_builder() is not None:  # jit inside a function being compiled: inline it
             return as_interpretable(self.fun)(*args, **kwargs)
+        if config.read("jax_disable_jit") and not hasattr(self.fun, "abstract_call"):
+            return self.fun(*args, **kwargs)  # Python runs it, on concrete arrays, line by line
         if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
             found = self._fast.get(_array_key(args))
             if found is not None:

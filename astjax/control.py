@@ -6,6 +6,7 @@ become explicit operands), and recorded as one control-flow equation.
 """
 import numpy as np
 
+from .config import default_dtype
 from .core.avals import AVal, result_dtype
 from .core.bind import bind, current_builder
 from .core.dims import DimExpr
@@ -342,10 +343,10 @@ def _convert_to(x, aval: AVal):
 # ---------------------------------------------------------------- fori_loop / scan
 def fori_loop(lower, upper, body_fun, init_val):
     static = not isinstance(lower, Var) and not isinstance(upper, Var)
-    if not _compiling():
-        val = init_val
+    if not _compiling():  # the body gets an integer array index, as JAX hands it
+        val, index_dtype = init_val, default_dtype("int")
         for i in range(int(lower), int(upper)):
-            val = body_fun(i, val)
+            val = body_fun(np.asarray(i, index_dtype), val)
         return val
     if static:
         lower, upper = int(lower), int(upper)
@@ -436,7 +437,8 @@ def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
     carry, ys = init, []
     steps = range(length - 1, -1, -1) if reverse else range(length)
     for t in steps:
-        x = tree_unflatten(x_tree, [leaf[t] for leaf in x_leaves]) if x_leaves else None
+        x = tree_unflatten(x_tree, [np.asarray(leaf[t]) for leaf in x_leaves]) \
+            if x_leaves else None  # slices as arrays (0-d ones too), as JAX hands them
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:

@@ -132,4 +132,51 @@ class checkpoint:
 remat = checkpoint
 
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat"]
+class checkpoint_policies:
+    """JAX's names for what a checkpoint may save. astjax's checkpoint recomputes every
+    intermediate whatever the policy (a policy changes memory and time, never values), so
+    each is accepted and has no effect."""
+    everything_saveable = nothing_saveable = dots_saveable = checkpoint_dots = \
+        dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = \
+        staticmethod(lambda *args, **params: False)
+
+    @staticmethod
+    def save_only_these_names(*names):
+        return checkpoint_policies.nothing_saveable
+
+    save_any_names_but_these = save_anything_except_these_names = save_only_these_names
+    save_and_offload_only_these_names = offload_dot_with_no_batch_dims = \
+        staticmethod(lambda *args, **kwargs: checkpoint_policies.nothing_saveable)
+    save_from_both_policies = staticmethod(lambda a, b: checkpoint_policies.nothing_saveable)
+
+
+class _ValueOf:
+    """The value part of a function returning (value, vjp_fn)."""
+
+    def __init__(self, fun):
+        self.fun, self.__name__ = fun, getattr(fun, "__name__", "f")
+
+    def __call__(self, *args):
+        return interpretable(self.fun)(*args)[0]
+
+
+def custom_gradient(fun):
+    """JAX's custom_gradient: `fun(*args)` returns (value, vjp_fn), vjp_fn(g) the cotangents
+    of the arguments. A custom_vjp whose residuals are the arguments: the backward pass runs
+    fun again to rebuild vjp_fn."""
+    wrapped = custom_vjp(_ValueOf(fun))
+    call = interpretable(fun)
+    wrapped.defvjp(lambda *args: (call(*args)[0], args),
+                   lambda args, g: tuple(call(*args)[1](g)))
+    return wrapped
+
+
+def closure_convert(fun, *example_args):
+    """(fun, []): JAX hoists the arrays a function closes over so a custom_vjp can
+    differentiate them; astjax's custom derivatives bind closed-over values themselves, so
+    there is nothing to hoist and the function comes back as it is."""
+    return fun, []
+
+
+__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "checkpoint_policies",
+           "custom_gradient", "closure_convert"]

@@ -59,8 +59,15 @@ def uninstall_hook() -> None:
 
 
 def run_script(path: str, args: list) -> None:
-    """Run a Python file as __main__ with the hook installed."""
+    """Run a Python file as __main__ with the hook installed, its folder first on sys.path
+    (as `python dir/script.py` puts it, so the script's sibling modules import)."""
+    import os
     import runpy
     install_hook()
     sys.argv = [path] + list(args)
+    folder = os.path.dirname(os.path.abspath(path))
+    if sys.path and sys.path[0] in ("", os.getcwd()) and folder != os.getcwd():
+        sys.path[0] = folder  # `python -m` put the current folder there; python script.py would not
+    else:
+        sys.path.insert(0, folder)
     runpy.run_path(path, run_name="__main__")

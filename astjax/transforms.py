@@ -17,7 +17,7 @@ from .core.inline import inline
 from .errors import DtypeError, TransformError
 from .rewriters import ad
 from .staging import Transformed, func_of, interpretable
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 def _argnums(argnums, nargs) -> tuple:
@@ -64,7 +64,7 @@ class ValueAndGrad(Transformed):
 
 
 def _zeros(atom):
-    return np.zeros(atom.aval.shape, atom.aval.dtype)
+    return np.zeros(aval(atom).shape, aval(atom).dtype)
 
 
 def _check_float_inputs(diff, name, holomorphic=False):
@@ -205,34 +205,99 @@ def jvp(fun, primals, tangents):
     return _JVPApply(fun)(tuple(primals), tuple(tangents))
 
 
+def linearize(fun, *primals):
+    """(fun(*primals), f_jvp): f_jvp(*tangents) is the JVP of fun at primals (JAX's
+    linearize; each call of f_jvp runs the forward-mode derivative)."""
+    value = _Apply(fun)(*primals)
+    return value, functools.partial(_linearized, fun, primals)
+
+
+def _linearized(fun, primals, *tangents):
+    return jvp(fun, primals, tangents)[1]
+
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of a linear function: transpose_fn(cotangent) -> a tuple of cotangents,
+    one per argument shaped as `primals` (arrays or ShapeDtypeStructs). For a linear fun its
+    VJP at any point is its transpose: astjax takes it at zero."""
+    zeros = tuple(tree_map(lambda p: np.zeros(aval(p).shape, aval(p).dtype), primals))
+    apply = _VJPApply(fun)
+    return functools.partial(_call_transpose, apply, zeros)
+
+
+def _call_transpose(apply, zeros, ct):
+    return tuple(apply(zeros, ct))
+
+
 # ---------------------------------------------------------------- Jacobians
 class Jacobian(Transformed):
     """jacfwd (a JVP per input basis vector) or jacrev (a VJP per output basis vector): the
     JVP/VJP batched over the rows of an identity matrix with vmap (one vectorised pass), or,
-    where a body cannot be batched, a scan over the rows (small code, one row at a time)."""
+    where a body cannot be batched, a scan over the rows (small code, one row at a time).
 
-    def __init__(self, fun, argnums=0, forward=True, holomorphic=False):
+    Inputs and outputs may be pytrees, `argnums` a tuple, as in JAX: the result has the
+    output's structure, each output leaf holding the inputs' structure of arrays shaped
+    (*output_leaf.shape, *input_leaf.shape)."""
+
+    def __init__(self, fun, argnums=0, forward=True, holomorphic=False, has_aux=False):
         super().__init__(fun, "jacfwd" if forward else "jacrev")
         self.argnums, self.forward, self.holomorphic = argnums, forward, holomorphic
+        self.has_aux = has_aux
 
     def abstract_call(self, *args):
-        if not isinstance(self.argnums, int):
-            raise TransformError("jacfwd/jacrev with a tuple of argnums is not supported yet")
-        n = self.argnums
-        x = args[n]
+        nums = _argnums(self.argnums, len(args))
+        x = args[nums[0]] if isinstance(self.argnums, int) else tuple(args[n] for n in nums)
         target = interpretable(self.fun)
-        fun = lambda v: target(*_with_args(args, (n,), (v,)))  # noqa: E731
-        y = fun(x)
-        x_shape, y_shape = aval(x).shape, aval(y).shape
-        self._check_dtypes(aval(x).dtype, aval(y).dtype)
-        if self.forward:
-            rows = _eye(math.prod(x_shape), x_shape, aval(x).dtype)
-            cols = _map_rows(lambda e: _JVPApply(fun)((x,), (e,))[1], rows)
-            return _move_first_axis_last(cols, y_shape, x_shape)
-        rows = _eye(math.prod(y_shape), y_shape, aval(y).dtype)
-        jac = _map_rows(lambda e: _VJPApply(fun)((x,), e)[0], rows)
-        return bind("reshape", jac, new_sizes=tuple(y_shape) + tuple(x_shape))
 
+        def fun(v):
+            out = target(*_with_args(args, nums, (v,) if isinstance(self.argnums, int) else v))
+            return out[0] if self.has_aux else out
+
+        x_leaves, x_tree = tree_flatten(x)
+        y = fun(x)
+        y_leaves, y_tree = tree_flatten(y)
+        for xl in x_leaves:
+            for yl in y_leaves:
+                self._check_dtypes(aval(xl).dtype, aval(yl).dtype)
+        blocks = self._forward(fun, x, x_leaves, x_tree, y_leaves) if self.forward else \
+            self._reverse(fun, x, x_leaves, y_leaves, y_tree)
+        jac = tree_unflatten(y_tree, [tree_unflatten(x_tree, row) for row in blocks])
+        if self.has_aux:
+            return jac, target(*_with_args(args, nums, (x,) if isinstance(self.argnums, int)
+                                           else x))[1]
+        return jac
+
+    def _forward(self, fun, x, x_leaves, x_tree, y_leaves):
+        """blocks[i][j] = d y_i / d x_j, one batched JVP per input leaf."""
+        blocks = [[None] * len(x_leaves) for _ in y_leaves]
+        for j, xl in enumerate(x_leaves):
+            shape = aval(xl).shape
+            rows = _eye(math.prod(shape), shape, aval(xl).dtype)
+
+            def column(e, j=j):
+                tangent = [e if k == j else _zeros(v) for k, v in enumerate(x_leaves)]
+                return tree_flatten(_JVPApply(fun)((x,), (tree_unflatten(x_tree, tangent),))[1])[0]
+
+            cols = _map_rows(column, rows)
+            for i, yl in enumerate(y_leaves):
+                blocks[i][j] = _move_first_axis_last(cols[i], aval(yl).shape, shape)
+        return blocks
+
+    def _reverse(self, fun, x, x_leaves, y_leaves, y_tree):
+        """blocks[i][j] = d y_i / d x_j, one batched VJP per output leaf."""
+        blocks = []
+        for i, yl in enumerate(y_leaves):
+            shape = aval(yl).shape
+            rows = _eye(math.prod(shape), shape, aval(yl).dtype)
+
+            def row(e, i=i):
+                ct = [e if k == i else _zeros(v) for k, v in enumerate(y_leaves)]
+                return tree_flatten(_VJPApply(fun)((x,), tree_unflatten(y_tree, ct))[0])[0]
+
+            jac = _map_rows(row, rows)
+            blocks.append([bind("reshape", jac[j], new_sizes=tuple(shape) + tuple(aval(xl).shape))
+                           for j, xl in enumerate(x_leaves)])
+        return blocks
 
     def _check_dtypes(self, x_dtype, y_dtype):
         """As JAX: jacfwd needs real inputs, jacrev real outputs, unless holomorphic=True
@@ -279,24 +344,16 @@ def _move_first_axis_last(cols, y_shape, x_shape):
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    _no_aux(has_aux, "jacfwd")
-    return Jacobian(fun, argnums, forward=True, holomorphic=holomorphic)
+    return Jacobian(fun, argnums, forward=True, holomorphic=holomorphic, has_aux=has_aux)
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False):
-    _no_aux(has_aux, "jacrev")
-    return Jacobian(fun, argnums, forward=False, holomorphic=holomorphic)
+    return Jacobian(fun, argnums, forward=False, holomorphic=holomorphic, has_aux=has_aux)
 
 
 jacobian = jacrev  # the name JAX keeps for it
 
 
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
-    _no_aux(has_aux, "hessian")
-    return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
-
-
-def _no_aux(has_aux, name):
-    if has_aux:
-        raise TransformError(f"{name}(has_aux=True) is not supported yet",
-                             hint="return the auxiliary value from a separate function")
+    return jacfwd(jacrev(fun, argnums, holomorphic=holomorphic, has_aux=has_aux), argnums,
+                  holomorphic=holomorphic, has_aux=has_aux)

@@ -70,3 +70,20 @@ def test_install_hook_refuses_when_real_jax_is_loaded():
     pytest.importorskip("jax")
     with pytest.raises(AstjaxError, match="already imported"):
         astjax.install_hook()
+
+
+def test_a_script_imports_its_sibling_modules_from_another_folder(tmp_path):
+    """As `python dir/script.py`: the script's folder comes first on sys.path."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "helper.py").write_text("SCALE = 3.0\n")
+    (folder / "main.py").write_text(textwrap.dedent("""\
+        import jax
+        import jax.numpy as jnp
+        from helper import SCALE
+        print(float(jax.grad(lambda x: SCALE * x * x)(2.0)))
+        """))
+    proc = subprocess.run([sys.executable, "-m", "astjax", "run", "project/main.py"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "12.0"

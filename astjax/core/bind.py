@@ -114,4 +114,7 @@ def is_abstract(x) -> bool:
 
 def aval(x) -> AVal:
     from .avals import aval_of
-    return x.aval if isinstance(x, (Var, Lit)) else aval_of(x)
+    if isinstance(x, (Var, Lit)):
+        return x.aval
+    known = getattr(x, "aval", None)  # a value that states its abstract value (ShapeDtypeStruct)
+    return known if isinstance(known, AVal) else aval_of(x)

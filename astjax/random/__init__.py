@@ -570,3 +570,6 @@ def _float_dtype(dtype):
 
 def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+from ._more import *  # noqa: E402,F401,F403  (ball, binomial, ..., weibull_min: see _more.__all__)
