@@ -31,3 +31,16 @@ def read_dynamic(x, i):
 
 def read_or_fill(x, i):
     return x.at[i].get(mode="fill", fill_value=-1.0)
+
+
+def set_array(x, idx):
+    return x.at[idx].set(9.0), x.at[idx].add(1.0), x.at[idx].set(9.0, mode="clip")
+
+
+def combine_array_2d(m, idx):
+    return m.at[:, idx].max(5.5), m.at[idx, 1:].multiply(2.0), m.at[idx, idx].min(-1.0)
+
+
+def set_static_array(x):
+    import numpy as np
+    return x.at[np.array([0, 5, -1, -7])].add(1.0)

@@ -1,5 +1,6 @@
 """Out-of-range indices as JAX treats them (JAX is the oracle, run on the same inputs): reads
-clamp, updates at an index outside the array are dropped, mode="clip" clamps them, and
+clamp, updates at an index outside the array (an int, a run-time scalar or an element of an
+index array) are dropped, mode="clip" clamps them, and
 .get(mode="fill") reads the fill value, on every backend; never an IndexError."""
 import numpy as np
 import pytest
@@ -17,7 +18,10 @@ CALLS = [(cases.read_static, (X,)), (cases.set_static, (X,))] + \
     [(cases.set_dynamic_2d, (M, i, j)) for i, j in ((1, 2), (3, 0), (-1, -1), (0, 9))] + \
     [(cases.set_clipped, (X, i)) for i in (10, -10)] + \
     [(cases.read_dynamic, (X, i)) for i in (10, -10)] + \
-    [(cases.read_or_fill, (X, i)) for i in (1, 4, -5)]
+    [(cases.read_or_fill, (X, i)) for i in (1, 4, -5)] + \
+    [(cases.set_array, (X, np.array(i))) for i in ([0, 4, -1, -5, 2], [[7, 1], [-9, 3]])] + \
+    [(cases.combine_array_2d, (M, np.array([0, 4, -1, -5, 2])))] + \
+    [(cases.set_static_array, (X,))]
 
 
 def jax_result(fun, args):

@@ -7,9 +7,9 @@ Each returns a new array. Two lowerings:
     selected elements are found by indexing an `iota` with the same index, then one `scatter`
     on the flattened array. Repeated indices accumulate for add/multiply/min/max (like JAX).
 As in JAX (and unlike NumPy), the values are cast to x's dtype. Out-of-range indices follow
-JAX's `mode`: an update at an integer index out of range is dropped (the default, "drop" or
-"fill"), or clamped into range with mode="clip"; `.get(mode="fill", fill_value=v)` reads v
-there (reads otherwise clamp). Index arrays out of range clamp for now.
+JAX's `mode`: an update at an index out of range (an int, a run-time scalar or an element of
+an index array) is dropped (the default, "drop" or "fill"), or clamped into range with
+mode="clip"; `.get(mode="fill", fill_value=v)` reads v there (reads otherwise clamp).
 """
 import math
 import numpy as np
@@ -19,7 +19,7 @@ from . import _util as u
 from ..core.array import Array
 from ..core.bind import eager
 from ._creation import _as_operand
-from ._indexing import DYNAMIC, INT, NEW, SLICE, getitem, in_range, parse
+from ._indexing import ARRAY, DYNAMIC, INT, NEW, SLICE, getitem, in_range, parse
 from ._shape import broadcast_to, reshape
 from ._util import bind
 
@@ -100,6 +100,11 @@ def update(x, index, values, mode, out_of_range=None):
         new = _update_block(x, entries, values, mode)
         inside = None if clip else _dynamic_in_range(entries)
         return new if inside is None else bind("select", inside, new, x)
+    if out_of_range != "clip":
+        if _static_out_of_range(entries):
+            return x  # every update is at a static index past the end: all are dropped
+        index, padded = _dropping(entries)
+        return _update_scattered(x, index, values, mode, padded)
     return _update_scattered(x, index, values, mode)
 
 
@@ -191,8 +196,35 @@ def _selected_shape(entries, sizes) -> tuple:
     return tuple(shape)
 
 
-def _update_scattered(x, index, values, mode):
-    positions = _flat_positions(u.shape(x), index)
+def _dropping(entries) -> tuple:
+    """(index, padded axes): the index rewritten so an out-of-range index (array or run-time
+    scalar) reads one past the end of its axis, where `_flat_positions` puts a sentinel that
+    the scatter drops, as JAX drops such updates."""
+    items, padded = [], []
+    axes = iter(range(len(entries)))
+    for e in entries:
+        if e is NEW:
+            items.append(None)
+            continue
+        axis = next(axes)
+        if e.kind in (ARRAY, DYNAMIC):
+            wrapped = _where(e.value < 0, e.value + e.size, e.value)
+            inside = (wrapped >= 0) & (wrapped < e.size)
+            items.append(_where(inside, wrapped, e.size))
+            padded.append(axis)
+        else:
+            items.append(e.value)
+    return tuple(items), tuple(padded)
+
+
+def _where(pred, a, b):
+    if any(u.is_abstract(v) for v in (pred, a, b)):
+        return bind("select", pred, a, b)
+    return np.where(pred, a, b)
+
+
+def _update_scattered(x, index, values, mode, padded=()):
+    positions = _flat_positions(u.shape(x), index, padded)
     values = broadcast_to(values, u.shape(positions))
     flat = reshape(x, (u.size(x),))
     out = bind("scatter", flat, positions, values, axis=0,
@@ -200,13 +232,21 @@ def _update_scattered(x, index, values, mode):
     return reshape(out, u.shape(x))
 
 
-def _flat_positions(shape, index):
-    """Where x[index]'s elements sit in x.ravel(): the same index applied to an iota."""
+def _flat_positions(shape, index, padded=()):
+    """Where x[index]'s elements sit in x.ravel(): the same index applied to an iota. The
+    `padded` axes get one more position at their end, holding x.size (out of range)."""
+    size = math.prod(shape)
+    padding = tuple((0, 1 if axis in padded else 0, 0) for axis in range(len(shape)))
     if _is_static(index):
         with eager():
-            return getitem(np.arange(math.prod(shape)).reshape(shape), index)
-    ids = bind("iota", dtype="int64", shape=(math.prod(shape),), dimension=0)
-    return getitem(bind("reshape", ids, new_sizes=tuple(shape)), index)
+            ids = np.pad(np.arange(size).reshape(shape), [p[:2] for p in padding],
+                         constant_values=size)
+            return getitem(ids, index)
+    ids = bind("reshape", bind("iota", dtype="int64", shape=(size,), dimension=0),
+               new_sizes=tuple(shape))
+    if padded:
+        ids = bind("pad", ids, np.int64(size), config=padding)
+    return getitem(ids, index)
 
 
 def _is_static(index) -> bool:
