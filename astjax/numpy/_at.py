@@ -203,7 +203,7 @@ def _dropping(entries) -> tuple:
     items, padded = [], []
     axes = iter(range(len(entries)))
     for e in entries:
-        if e is NEW:
+        if e.kind == NEW:
             items.append(None)
             continue
         axis = next(axes)
