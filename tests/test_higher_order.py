@@ -115,3 +115,21 @@ def test_second_derivative_through_a_data_dependent_while_loop(start):
     x = np.float64(start)
     want = (g(x + EPS) - g(x - EPS)) / (2 * EPS)
     np.testing.assert_allclose(astjax.grad(g)(x), want, rtol=1e-5, atol=1e-7)
+
+
+def test_cumprod_and_prod_hessians_at_zeros_match_jax():
+    """Second derivatives of running and whole products where factors are exactly zero
+    (the rules are products and sums only, so every order is exact, as JAX's)."""
+    jax = pytest.importorskip("jax")
+    import astjax.numpy as jnp
+    w = np.array([[1.0, -2.0, 0.5, 3.0, 1.5], [0.3, 0.7, -1.1, 2.0, 0.9]])
+
+    def f(x, np_):
+        return np_.sum(np_.cumprod(x, axis=1) * w) + np_.sum(np_.prod(x, axis=1) ** 2)
+
+    x = np.array([[2.0, 0.0, 3.0, 0.0, 1.5], [1.0, 2.0, 0.0, 4.0, 0.5]])
+    with jax.enable_x64(True):
+        want_grad = jax.grad(lambda v: f(v, jax.numpy))(x)
+        want_hess = jax.hessian(lambda v: f(v, jax.numpy))(x)
+    np.testing.assert_allclose(astjax.grad(lambda v: f(v, jnp))(x), want_grad, atol=1e-12)
+    np.testing.assert_allclose(astjax.hessian(lambda v: f(v, jnp))(x), want_hess, atol=1e-12)

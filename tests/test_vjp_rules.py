@@ -396,7 +396,7 @@ SPECS = {
     "select": draw_select, "clamp": draw_clamp, "convert": draw_convert,
     "reduce_sum": reduction(ANY), "reduce_max": reduction(ANY), "reduce_min": reduction(ANY),
     "reduce_prod": reduction((0.5, 2.0, "away")), "cumsum": cumulative(ANY),
-    "cumprod": cumulative((0.5, 2.0, "away")), "cummax": cumulative(ANY),
+    "cumprod": cumulative(ANY), "cummax": cumulative(ANY),
     "cummin": cumulative(ANY),
     "argmax": reduction(ANY, "axis"), "argmin": reduction(ANY, "axis"), "argsort": draw_argsort,
     "broadcast_in_dim": draw_broadcast_in_dim, "reshape": draw_reshape,
@@ -601,3 +601,12 @@ def test_scatter_mul_derivative_at_a_zero_factor_is_finite():
     bars = vjp_of("scatter", Example(operands, {"axis": 0, "mode": "mul"}, diff=(2,)),
                   np.ones(2))
     np.testing.assert_allclose(bars[0], [2.0 * 4.0, 0.0, 3.0])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("x", [[2.0, 0.0, 3.0, 0.0, 1.5], [0.0, 0.0, 1.0], [1.0, -2.0, 0.0]])
+def test_cumprod_derivatives_at_exact_zeros(x, reverse):
+    """Finite and right where factors are zero (no division by x), both modes."""
+    example = Example([np.array(x)], {"axis": 0, "reverse": reverse})
+    check_rule("cumprod", example)
+    check_jvp_rule("cumprod", example)

@@ -3,7 +3,8 @@
 from astjax.core.bind import bind
 
 from .rules import VJP, linear, no_derivative, tangent_rule
-from .util import (aval, expand_reduced, extremum_hits, product_of_others, running_source)
+from .util import (aval, expand_reduced, extremum_hits, linear_recurrence, shifted,
+                   product_of_others, running_source)
 
 
 @VJP.register("reduce_sum")
@@ -34,10 +35,12 @@ def _cumsum(ct, x, out, axis, reverse=False):
 
 @VJP.register("cumprod")
 def _cumprod(ct, x, out, axis, reverse=False):
-    """d out_i / d x_k = out_i / x_k for the k that out_i multiplies in: a division, so a
-    zero in x gives a nan cotangent (JAX's is finite there; reduce_prod's rule is)."""
-    gathered = bind("cumsum", bind("mul", ct, out), axis=axis, reverse=not reverse)
-    return [bind("div", gathered, x)]
+    """ct_k = out_(k-1) * g_k with g_k = ct_k + x_(k+1) g_(k+1) (the products of the factors
+    after k): a linear recurrence run backwards, so nothing is divided by x (JAX's rule is
+    finite at a zero too, and so are all higher derivatives here)."""
+    step = -1 if reverse else 1
+    g = linear_recurrence(shifted(x, axis, -step), ct, axis, reverse=not reverse)
+    return [bind("mul", shifted(out, axis, step), g)]
 
 
 def _cum_extremum(ct, x, out, axis, reverse=False):
@@ -75,10 +78,12 @@ def _reduce_prod_jvp(p, t, out, axes):
 
 @tangent_rule("cumprod")
 def _cumprod_jvp(p, t, out, axis, reverse=False):
-    """out * cumsum(t / x): a division, as the reverse rule (a zero in x gives nan)."""
+    """t_out_i = x_i * t_out_(i-1) + out_(i-1) * t_i: the product rule of out_i = out_(i-1) *
+    x_i, a linear recurrence (no division by x)."""
     if t[0] is None:
         return None
-    return bind("mul", out, bind("cumsum", bind("div", t[0], p[0]), axis=axis, reverse=reverse))
+    step = -1 if reverse else 1
+    return linear_recurrence(p[0], bind("mul", shifted(out, axis, step), t[0]), axis, reverse)
 
 
 @tangent_rule("cummax", "cummin")

@@ -66,20 +66,39 @@ def product_of_others(x, axes):
     group = [shape[i] for i in reduced]
     last = len(kept)
     flat = bind("reshape", moved, new_sizes=tuple(shape[i] for i in kept) + (math.prod(group),))
-    before = _shift(bind("cumprod", flat, axis=last, reverse=False), last, 1)
-    after = _shift(bind("cumprod", flat, axis=last, reverse=True), last, -1)
+    before = shifted(bind("cumprod", flat, axis=last, reverse=False), last, 1)
+    after = shifted(bind("cumprod", flat, axis=last, reverse=True), last, -1)
     others = bind("reshape", bind("mul", before, after), new_sizes=aval(moved).shape)
     if in_place:
         return others
     return bind("transpose", others, permutation=tuple(int(i) for i in np.argsort(perm)))
 
 
-def _shift(y, axis, step):
-    """y moved one place along `axis` (step 1: towards its end, -1: towards its start), the
-    place left empty filled with 1."""
+def shifted(y, axis, step, fill=1.0):
+    """y moved |step| places along `axis` (step > 0: towards its end, < 0: towards its start),
+    the places left empty filled with `fill`."""
     config = [(0, 0, 0)] * len(aval(y).shape)
-    config[axis] = (1, -1, 0) if step > 0 else (-1, 1, 0)
-    return bind("pad", y, 1.0, config=tuple(config))
+    config[axis] = (step, -step, 0)  # pad one end, cut the other (negative padding)
+    return bind("pad", y, fill, config=tuple(config))
+
+
+def linear_recurrence(a, b, axis, reverse=False):
+    """h with h_i = a_i * h_(i-1) + b_i along `axis` (h_(-1) = 0; from the end with reverse),
+    by log2(n) doubling steps of products and sums only: no division, so it and its
+    derivatives of every order are exact where some a_i are zero."""
+    n = aval(b).shape[axis]
+    if isinstance(n, (int, np.integer)) and n < 0:  # (a symbolic length records its guards)
+        raise TransformError("the derivative of a running product along a while loop's tape "
+                             "(its length is known only at run time) is not supported",
+                             hint="use a fori_loop / scan with a fixed trip count")
+    a = bind("add", a, bind("mul", b, 0.0))  # a at b's full shape
+    sign = -1 if reverse else 1
+    distance = 1
+    while distance < n:
+        b = bind("add", b, bind("mul", a, shifted(b, axis, sign * distance, 0.0)))
+        a = bind("mul", a, shifted(a, axis, sign * distance, 1.0))
+        distance *= 2
+    return b
 
 
 def running_source(x, out, axis, reverse):
