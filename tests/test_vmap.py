@@ -277,3 +277,21 @@ def test_needs_a_batched_argument_or_axis_size():
 def test_grad_of_while_with_per_lane_trip_counts_is_unbatchable():
     with pytest.raises(TransformError, match="trip count differs"):
         jax.vmap(jax.grad(newton_value))(np.array([1.0, 9.0]))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_arrays_in_captured_pytrees_index_with_batched_values(backend):
+    """A namedtuple's, a dict's and a list's arrays, read with a traced index under vmap and
+    jacfwd, as a global array is (each read afresh at every call)."""
+    index = np.array([0, 2, 4, 1])
+    want = np.array([vmap_cases.pick_from_pytrees(i) for i in index])
+    batched = jax.jit(jax.vmap(vmap_cases.pick_from_pytrees), backend=backend)
+    np.testing.assert_allclose(batched(index), want)
+    d = jax.jit(jax.jacfwd(vmap_cases.scaled_pick), backend=backend)(np.float64(1.5), 3)
+    np.testing.assert_allclose(d, 2 * 1.5 * vmap_cases.PARAMS.w[3])
+    old = vmap_cases.TABLE["w"]
+    vmap_cases.TABLE["w"] = old + 100.0  # read afresh: the new values count
+    try:
+        np.testing.assert_allclose(batched(index), want + 100.0)
+    finally:
+        vmap_cases.TABLE["w"] = old

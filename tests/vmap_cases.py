@@ -145,3 +145,17 @@ CASES = {
     "scan_rows": (scan_rows, (F((2,)), F((4, 2))), [0, (None, 0), (0, None), (0, 1)]),
     "switch": (switch, (F((2,)), ints((), -1, 3)), [0, (None, 0), (0, None)]),
 }
+
+
+# arrays held by captured pytrees, indexed with a batched index
+Params = __import__("collections").namedtuple("Params", "w b")
+PARAMS = Params(np.arange(5.0), np.ones(3))
+TABLE = {"w": np.arange(5.0) ** 2, "rows": [np.eye(3)]}
+
+
+def pick_from_pytrees(i):
+    return PARAMS.w[i] * 2.0 + TABLE["w"][i] + TABLE["rows"][0][i % 3, 1]
+
+
+def scaled_pick(t, i):
+    return PARAMS.w[i] * t ** 2

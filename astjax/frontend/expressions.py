@@ -91,6 +91,9 @@ class ExpressionsMixin:
         if isinstance(value, types.ModuleType):
             return self._outer_value(vars(value), name, result, (id(vars(value)), name)) \
                 if resolve.is_array_input(result) else _callable_value(self, result)
+        if not isinstance(value, Var) and _held_array(result):
+            # an array held by an object (a namedtuple, a dataclass): an input, read afresh
+            return self._outer_value(_Attributes(value), name, result, (id(value), "attr", name))
         return _callable_value(self, result)
 
     # ------------------------------------------------------------ containers
@@ -183,6 +186,10 @@ class ExpressionsMixin:
     def eval_Subscript(self, node: cst.Subscript, frame):
         value = self.eval(node.value, frame)
         index = self.eval_index(node, frame)
+        if isinstance(value, (dict, list, tuple)) and isinstance(index, (str, int)):
+            item = value[index]
+            if _held_array(item):  # an array held by a container: an input too
+                return self._outer_value(value, index, item, (id(value), "item", index))
         return self.apply(operator.getitem, (value, index), node, frame)
 
     def eval_index(self, node: cst.Subscript, frame):
@@ -319,3 +326,20 @@ def _callable_name(node: cst.Call) -> str:
 def _has_trailing_comma(node: cst.Subscript) -> bool:
     last = node.slice[-1]
     return isinstance(last.comma, cst.Comma)
+
+
+def _held_array(value) -> bool:
+    """A concrete array (not an abstract value of the function being compiled)."""
+    return not isinstance(value, Var) and resolve.is_array_input(value)
+
+
+class _Attributes:
+    """An object's attributes read by name (`view[name]`), as the compiled function reads an
+    array held by the object at every call."""
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        self.owner = owner
+
+    def __getitem__(self, name):
+        return getattr(self.owner, name)
