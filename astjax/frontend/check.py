@@ -143,6 +143,21 @@ class _Fence(cst.CSTVisitor):
         self.file, self.names, self.function = file, _Names(file), function
         self.check_names = check_names
         self._aliases = None
+        self._modules = None
+
+    def _numpy_code(self) -> bool:
+        """Whether the function is written against NumPy (its imported names come from numpy
+        and none from jax or astjax): then an argument's items may be assigned, as NumPy
+        code does, and become functional updates; code on jnp arrays keeps JAX's rule."""
+        if self._modules is None:
+            self._modules = _imported_roots(self.file, self.function)
+        if self._modules & {"jax", "astjax"}:
+            return False
+        if "numpy" in self._modules:
+            return True
+        imports = _file_imports(self.file)  # a function naming no module: its file decides
+        return "numpy" in imports and not any(i.split(".")[-1] == "numpy" and i != "numpy"
+                                              for i in imports)
 
     def aliases(self, base) -> list:
         """The plain-name assignments pairing the local `base` with another name."""
@@ -234,6 +249,8 @@ class _Fence(cst.CSTVisitor):
     def _check_item_update(self, target: cst.Subscript, value, aug_op):
         base = _base_name(target)
         kind = self.names.kind(base) if base is not None else "unknown"
+        if kind == "param" and m.matches(target.value, m.Name()) and self._numpy_code():
+            kind = "local"  # NumPy code: `x[i] = v` rebinds the local name to an updated copy
         if kind in _NOT_OWNED:
             direct = kind == "param" and m.matches(target.value, m.Name())
             self._fail(ImpurityError, target, f"{_code(target)} = ... changes "
@@ -335,6 +352,35 @@ def _base_name(node):
 
 
 # ------------------------------------------------------------------ what names mean
+def _imported_roots(file: ParsedFile, function) -> set:
+    """The top-level packages of the imported names `function` uses (numpy for `np.sin`)."""
+    roots = set()
+    for name in m.findall(function, m.Name()):
+        scope = file.scopes.get(name)
+        if scope is None:
+            continue
+        for qualified in scope.get_qualified_names_for(name):
+            if qualified.source is QualifiedNameSource.IMPORT:
+                roots.add(qualified.name.split(".")[0])
+    return roots
+
+
+def _file_imports(file: ParsedFile) -> set:
+    """The dotted names of the modules the file imports (`from jax import numpy` gives
+    jax.numpy)."""
+    names = set()
+    for node in m.findall(file.module, m.Import()):
+        names.update(cst.Module([]).code_for_node(alias.name) for alias in node.names)
+    for node in m.findall(file.module, m.ImportFrom()):
+        if node.module is None or isinstance(node.names, cst.ImportStar):
+            continue
+        module = cst.Module([]).code_for_node(node.module)
+        names.add(module)
+        names.update(f"{module}.{alias.name.value}" for alias in node.names
+                     if isinstance(alias.name, cst.Name))
+    return names
+
+
 class _Names:
     """What a loaded name refers to, from libcst's ScopeProvider: 'local', 'param' (an
     argument not rebound before this point), 'global', 'closure' (a variable of an enclosing

@@ -14,7 +14,7 @@ mode="clip"; `.get(mode="fill", fill_value=v)` reads v there (reads otherwise cl
 import math
 import numpy as np
 
-from ..core.dims import slice_indices, slice_length
+from ..core.dims import is_symbolic, slice_indices, slice_length
 from . import _util as u
 from ..core.array import Array
 from ..core.bind import eager
@@ -237,7 +237,7 @@ def _flat_positions(shape, index, padded=()):
     `padded` axes get one more position at their end, holding x.size (out of range)."""
     size = math.prod(shape)
     padding = tuple((0, 1 if axis in padded else 0, 0) for axis in range(len(shape)))
-    if _is_static(index):
+    if _is_static(index) and not any(is_symbolic(d) for d in shape):
         with eager():
             ids = np.pad(np.arange(size).reshape(shape), [p[:2] for p in padding],
                          constant_values=size)

@@ -9,6 +9,8 @@ import time
 
 import numpy as np
 
+import astjax.numpy as jnp  # noqa: F401  (JAX code: assigning an argument's items is refused)
+
 COUNTER = 0
 CACHE = {}
 HISTORY = []
