@@ -667,3 +667,18 @@ def test_for_return(xs):
 @example(vec(-1.0))
 def test_if_return(x):
     check(if_return, x)
+
+
+def assigned_on_one_path(x):
+    if x.sum() > 0:
+        y = x * 2
+    return y
+
+
+def test_a_value_assigned_on_some_paths_is_reported_at_its_use_naming_the_if():
+    with pytest.raises(ControlFlowError) as info:
+        astjax.jit(assigned_on_one_path)(np.ones(3))
+    err = info.value
+    if_line = assigned_on_one_path.__code__.co_firstlineno + 1
+    assert err.loc.line == if_line + 2 and f"at line {if_line}" in str(err)
+    assert "return y" in str(err)

@@ -82,3 +82,18 @@ def read_outside(names, block, function, contexts: dict) -> set:
     total = loaded_names(function, contexts)
     inside = loaded_names(block, contexts)
     return {n for n in names if total.get(n, 0) > inside.get(n, 0)}
+
+
+def first_read_after(name: str, block, function, contexts: dict, positions: dict):
+    """The first read of `name` in `function` that follows `block` (outside it), by source
+    position; None if there is none with a known position."""
+    inside = {id(n) for n in m.findall(block, m.Name(value=name))}
+    end = positions.get(block)
+    reads = [n for n in m.findall(function, m.Name(value=name))
+             if id(n) not in inside and contexts.get(n) == ExpressionContext.LOAD
+             and positions.get(n) is not None]
+    if end is not None:
+        reads = [n for n in reads if (positions[n].start.line, positions[n].start.column)
+                 >= (end.end.line, end.end.column)]
+    return min(reads, key=lambda n: (positions[n].start.line, positions[n].start.column),
+               default=None)

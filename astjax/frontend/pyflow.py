@@ -53,10 +53,18 @@ class ControlFlowMixin:
     def _output_value(self, name, frame, node):
         value = frame.env.get(name, Undefined(name))
         if isinstance(value, Undefined):
+            use = analysis.first_read_after(name, node, frame.function.node,
+                                            frame.file.contexts, frame.file.positions)
+            at = self.loc(node, frame)
+            if use is None or self.loc(use, frame) is None:
+                raise ControlFlowError(
+                    f"{name!r} is assigned on only some paths of this if on an array value, "
+                    "and used after it", at, hint=f"assign {name} before the if (or in every "
+                    "branch)")
             raise ControlFlowError(
-                f"{name!r} is assigned on only some paths of this if on an array value, "
-                "and used after it", self.loc(node, frame),
-                hint=f"assign {name} before the if (or in every branch)")
+                f"{name!r} is used here, but the if on an array value at line {at.line} "
+                f"assigns it on only some of its paths", self.loc(use, frame),
+                hint=f"assign {name} before the if at line {at.line} (or in every branch)")
         return value
 
     def _output_values(self, names, frame, node) -> tuple:
