@@ -4,9 +4,9 @@ Most are one transformation of `uniform`, `normal` or `exponential` draws taken 
 keys in the same order as JAX takes them, so they agree with JAX 0.10.2 to float rounding:
 `lognormal`, `pareto`, `rayleigh`, `wald`, `weibull_min`, `triangular`, `geometric`,
 `maxwell`, `double_sided_maxwell` (its signs from `rademacher`, which draws them as JAX does
-with `jax_enable_x64`, astjax's default). `binomial` (inversion below a mean of 10, BTRS
-above) and `multinomial` (a scan of binomials) run JAX's rejection loops on the same uniforms:
-equal to JAX's counts but where a float rounds across an integer. The samplers built on gamma
+with `jax_enable_x64`, astjax's default). `binomial` (inversion where n min(p, 1 - p) <= 10,
+BTRS rejection above) and `multinomial` (a scan of binomials) run JAX's loops on the same
+uniforms: JAX's counts, but where a float rounds across an integer. The samplers built on gamma
 draws (`loggamma`, `chisquare`, `f`, `t`, `generalized_normal`, `ball`) have JAX's
 distributions, not its numbers: astjax's gamma is a different rejection sampler. Gamma-based
 samples differentiate in their parameters by implicit reparameterisation, as JAX's.
@@ -199,6 +199,7 @@ def _loggamma(key, alpha, dtype):
 
 
 def _loggamma_sample(key, alpha, dtype):
+    """log Gamma(alpha): astjax's gamma of alpha (alpha + 1 below 1) plus log(U) / alpha."""
     gamma_key, boost_key = split(key)
     small = alpha < 1
     big = _gamma_sample(gamma_key, jnp.where(small, alpha + 1, alpha), dtype)
