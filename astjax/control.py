@@ -317,17 +317,24 @@ def _widened_carry(avals, tree, out_tree, outs, names) -> list:
 
 def _widened(name, a: AVal, b: AVal) -> AVal:
     if b.shape != a.shape:
-        raise ControlFlowError(
-            f"the loop changes the shape of {name!r} from {a.shape} to {b.shape}",
-            hint="a value carried around a loop must keep its shape; pad it or use a fixed size")
+        raise _carry_error(
+            name, f"the loop changes the shape of {name!r} from {a.shape} to {b.shape}",
+            "a value carried around a loop must keep its shape; pad it or use a fixed size")
     if b.dtype == a.dtype:
         return a
     dtype, _ = result_dtype(a, b)
     if not a.weak and dtype != a.dtype:
-        raise ControlFlowError(
-            f"the loop changes the dtype of {name!r} from {a.dtype} to {b.dtype}",
-            hint=f"convert it explicitly, e.g. .astype(jnp.{a.dtype.name})")
+        raise _carry_error(
+            name, f"the loop changes the dtype of {name!r} from {a.dtype} to {b.dtype}",
+            f"convert it explicitly, e.g. .astype(jnp.{a.dtype.name})")
     return AVal(a.shape, dtype, a.weak and b.weak)
+
+
+def _carry_error(name, message, hint) -> ControlFlowError:
+    """An error about the carried value `name` (the front end points it at the assignment)."""
+    error = ControlFlowError(message, hint=hint)
+    error.carried = name
+    return error
 
 
 def _convert_to(x, aval: AVal):

@@ -78,8 +78,10 @@ def _assert_reported(err: AstjaxError, fn, at: str, says: str, instead: str):
 # (function in mistakes.py, error, text the offending node starts with, words of the message,
 #  words of the hint)
 MISTAKES = [
-    ("assigns_global", ImpurityError, "global COUNTER", "global", "return the new value"),
-    ("counts_calls", ImpurityError, "nonlocal count", "nonlocal", "return the new value"),
+    ("assigns_global", ImpurityError, "COUNTER =", "declared global at line",
+     "return the new value"),
+    ("counts_calls", ImpurityError, "count +=", "declared nonlocal at line",
+     "return the new value"),
     ("Model.apply", ImpurityError, "self.calls =", "self.calls", "dataclasses.replace"),
     ("adds_to_attribute", ImpurityError, "SETTINGS.scale +=", "SETTINGS.scale", "replace"),
     ("sets_argument_item", ImpurityError, "x[0] =", "argument 'x'", "x = x.at[0].set(1.0)"),

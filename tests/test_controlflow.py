@@ -682,3 +682,33 @@ def test_a_value_assigned_on_some_paths_is_reported_at_its_use_naming_the_if():
     if_line = assigned_on_one_path.__code__.co_firstlineno + 1
     assert err.loc.line == if_line + 2 and f"at line {if_line}" in str(err)
     assert "return y" in str(err)
+
+
+def grows_in_loop(x):
+    total = jnp.zeros(2)
+    for row in x:
+        total = total + row.sum()
+        total = jnp.concatenate([total, row])
+    return total
+
+
+def widens_in_while(x, n):
+    i = 0
+    acc = jnp.zeros(3, dtype=jnp.int32)
+    while i < n:
+        acc = acc + x
+        i = i + 1
+    return acc
+
+
+@pytest.mark.parametrize("fn, args, what, at, loop", [
+    (grows_in_loop, (np.ones((3, 2)),), "shape of 'total'", 4, 2),
+    (widens_in_while, (np.ones(3), np.int64(4)), "dtype of 'acc'", 4, 3)])
+def test_a_carried_value_that_changes_is_reported_at_its_assignment(fn, args, what, at, loop):
+    """At the assignment that changes it (lines counted from the def), naming the loop."""
+    with pytest.raises(ControlFlowError) as info:
+        astjax.jit(fn)(*args)
+    first = fn.__code__.co_firstlineno
+    assert what in str(info.value)
+    assert info.value.loc.line == first + at
+    assert f"in the loop at line {first + loop}" in str(info.value)

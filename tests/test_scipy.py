@@ -106,3 +106,9 @@ def test_special_functions_across_their_range_against_scipy():
     np.testing.assert_allclose(stats.poisson.entropy(mu), ss.poisson.entropy(mu), rtol=1e-12)
     assert special.expi(0.0) == -np.inf and special.expn(3, 0.0) == 0.5
     assert np.isnan(special.exp1(-1.0)) and special.spence(0.0) == np.pi ** 2 / 6
+
+
+def test_exact_factorial_of_concrete_integers_runs_eagerly():
+    from astjax.scipy import special
+    assert special.factorial(np.array([3, 4, 20]), exact=True).tolist() == [6, 24,
+                                                                             2432902008176640000]

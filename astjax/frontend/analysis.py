@@ -97,3 +97,11 @@ def first_read_after(name: str, block, function, contexts: dict, positions: dict
                  >= (end.end.line, end.end.column)]
     return min(reads, key=lambda n: (positions[n].start.line, positions[n].start.column),
                default=None)
+
+
+def last_assignment(name: str, block, contexts: dict, positions: dict):
+    """The last place in `block` (by source position) that assigns `name`, or None."""
+    stores = [n for n in m.findall(block, m.Name(value=name))
+              if contexts.get(n) == ExpressionContext.STORE and positions.get(n) is not None]
+    return max(stores, key=lambda n: (positions[n].start.line, positions[n].start.column),
+               default=None)

@@ -178,12 +178,27 @@ class _Fence(cst.CSTVisitor):
 
     # -------------------------------------------------------------- statements
     def visit_Global(self, node):
-        self._fail(ImpurityError, node, "a compiled function cannot rebind global variables",
-                   "return the new value instead, and assign it outside the function")
+        self._fail_rebinding(node, "global", "return the new value instead, and assign it "
+                                             "outside the function")
 
     def visit_Nonlocal(self, node):
-        self._fail(ImpurityError, node, "a compiled function cannot rebind variables of an "
-                   "enclosing function (nonlocal)", "return the new value instead")
+        self._fail_rebinding(node, "nonlocal", "return the new value instead")
+
+    def _fail_rebinding(self, node, word: str, hint: str):
+        """Point at the first assignment to a name the statement declares (naming the
+        statement's line); at the statement itself if nothing is assigned."""
+        declared = {item.name.value for item in node.names}
+        stores = [n for n in m.findall(self.function, m.Name())
+                  if n.value in declared and self.file.contexts.get(n) is ExpressionContext.STORE
+                  and self.file.loc(n) is not None]
+        what = "global variables" if word == "global" else \
+            "variables of an enclosing function (nonlocal)"
+        if not stores:
+            self._fail(ImpurityError, node, f"a compiled function cannot rebind {what}", hint)
+        first = min(stores, key=lambda n: (self.file.loc(n).line, self.file.loc(n).col))
+        self._fail(ImpurityError, first, f"assigning {first.value!r} rebinds a {word} variable "
+                   f"(declared {word} at line {self.file.loc(node).line}), which a compiled "
+                   "function cannot do", hint)
 
     def visit_ImportFrom(self, node):
         if m.matches(node.names, m.ImportStar()):

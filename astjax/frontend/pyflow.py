@@ -130,7 +130,8 @@ class ControlFlowMixin:
                 return self._output_values(names, frame, node)
 
         init = tuple(frame.env[n] for n in names)
-        results = control.while_loop(cond_fun, body_fun, init, names=list(names))
+        with self._carry_errors(node, names, frame):
+            results = control.while_loop(cond_fun, body_fun, init, names=list(names))
         self._bind_results(names, results, frame)
 
     def _loop_test(self, node, frame):
@@ -218,9 +219,10 @@ class ControlFlowMixin:
 
         init = ((counter,) if counted else ()) + tuple(frame.env[n] for n in names)
         carry_names = (["index"] if counted else []) + list(names)
-        results, _ = control.scan(step, init, xs, names=carry_names,
-                                  x_names=_target_names(node.target)[1:] if counted
-                                  else _target_names(node.target))
+        with self._carry_errors(node, names, frame):
+            results, _ = control.scan(step, init, xs, names=carry_names,
+                                      x_names=_target_names(node.target)[1:] if counted
+                                      else _target_names(node.target))
         self._bind_results(names, results[1:] if counted else results, frame)
 
     def _convert_for_range(self, node, rng, frame):
@@ -235,8 +237,27 @@ class ControlFlowMixin:
                 return self._output_values(names, frame, node)
 
         init = tuple(frame.env[n] for n in names)
-        results = control.fori_loop(rng.start, rng.stop, body, init)
+        with self._carry_errors(node, names, frame):
+            results = control.fori_loop(rng.start, rng.stop, body, init)
         self._bind_results(names, results, frame)
+
+    @contextlib.contextmanager
+    def _carry_errors(self, node, names, frame):
+        """A carried value that changes shape or dtype is reported at the assignment that
+        changes it, naming the loop's line."""
+        try:
+            yield
+        except ControlFlowError as e:
+            carried = getattr(e, "carried", None)
+            name = next((n for n in names if carried == n or
+                         str(carried).startswith(n + "_")), None)
+            target = None if name is None else analysis.last_assignment(
+                name, node.body, frame.file.contexts, frame.file.positions)
+            if target is None or self.loc(target, frame) is None:
+                raise
+            loop_line = self.loc(node, frame).line
+            raise ControlFlowError(f"{e.message} here, in the loop at line {loop_line}",
+                                   self.loc(target, frame), hint=e.hint) from None
 
 
 class ArrayIteration:

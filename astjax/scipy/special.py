@@ -16,6 +16,7 @@ import astjax.numpy as jnp
 from astjax import lax, nn
 
 from .. import config
+from ..core.ir import Var
 from ..lax.special import _bernoulli_numbers
 from ._expint import exp1, expi, expn, sici  # noqa: F401
 from ._faddeeva import dawsn, erfcx, fresnel, wofz  # noqa: F401
@@ -157,8 +158,11 @@ def beta(a, b):
 
 def factorial(n, exact=False):
     if exact:
-        raise NotImplementedError("factorial(exact=True) needs Python integers: use "
-                                  "math.factorial outside the compiled function")
+        if not isinstance(n, Var):  # concrete integers: SciPy's exact (Python int) factorial
+            import scipy.special
+            return scipy.special.factorial(np.asarray(n), exact=True)
+        raise NotImplementedError("factorial(exact=True) of a value known only when the "
+                                  "function runs: exact factorials are Python integers")
     n = inexact(n)
     return jnp.where(n < 0, 0.0, jnp.exp(lax.lgamma(n + 1.0)))
 
