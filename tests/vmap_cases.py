@@ -159,3 +159,20 @@ def pick_from_pytrees(i):
 
 def scaled_pick(t, i):
     return PARAMS.w[i] * t ** 2
+
+
+def newton_root(a):
+    x = a
+    while jnp.abs(x * x - a) > 1e-10 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def grow_and_count(x, limit):
+    """A counter that starts as a literal and a carry the trip count depends on."""
+    n = 0.0
+    y = x
+    while y < limit:
+        y = y * 1.5 + 0.1
+        n = n + 1.0
+    return y * n

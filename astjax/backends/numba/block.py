@@ -456,6 +456,9 @@ class Block:
         return True
 
     def view(self, eqn) -> bool:
+        if any(isinstance(d, (int, np.integer)) and d < 0
+               for atom in list(eqn.ins) + list(eqn.outs) for d in atom.aval.shape):
+            return False  # a tape's run-time length: views index static shapes only
         nests = self._nests_read_by(eqn)
         if len(nests) == 1 and nests[0].member(eqn.ins[0]) is not None \
                 and not nests[0].reads_final(eqn) \

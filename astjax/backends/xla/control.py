@@ -32,6 +32,38 @@ class Tape:
         return self.buffer.name
 
 
+@dataclass(frozen=True)
+class MovedTape:
+    """A tape with its trip axis moved off axis 0 (a batched tape, its lanes first): only
+    moved back by another transpose, which gives the tape again."""
+    tape: Tape
+    permutation: tuple
+
+    @property
+    def shape(self):
+        shape = self.tape.shape
+        return tuple(shape[p] for p in self.permutation)
+
+    @property
+    def dtype(self):
+        return self.tape.dtype
+
+    @property
+    def name(self):
+        return self.tape.name
+
+
+def transpose_tape(body, value, permutation):
+    """transpose of a tape (or of a moved one): a moved tape, or a tape when the trip axis
+    comes back to axis 0 (the buffer transposed, its count kept)."""
+    tape, before = (value.tape, value.permutation) if isinstance(value, MovedTape) else \
+        (value, tuple(range(len(value.shape))))
+    composed = tuple(before[p] for p in permutation)
+    if composed[0] != 0:
+        return MovedTape(tape, composed)
+    return Tape(body.transpose(tape.buffer, composed), tape.count)
+
+
 def _branch_region(body, func, operands, out_avals):
     region = body.region([])
     outs = region.lower(func, operands)

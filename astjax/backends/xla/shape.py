@@ -1,4 +1,5 @@
 """Shape primitives: each is one StableHLO operation."""
+from .control import MovedTape, Tape, transpose_tape
 from .emit import LOWER, i64_array
 
 
@@ -19,6 +20,8 @@ def _reshape(body, eqn, x):
 
 @LOWER.register("transpose")
 def _transpose(body, eqn, x):
+    if isinstance(x, (Tape, MovedTape)):  # a batched gradient's tape, lanes moved first
+        return [transpose_tape(body, x, eqn.params["permutation"])]
     return [body.transpose(x, eqn.params["permutation"])]
 
 

@@ -117,25 +117,32 @@ def _while_vjp(cts, *carry, out, cond, body):
     tape itself has cotangents (a second derivative differentiates the first one's reverse
     sweep), each step adds the cotangent of the carry it recorded."""
     n = len(carry)
-    tape, wrt = out[n:], [differentiable(c) for c in carry]
-    body_bars = _only_bars(vjp_func(body, wrt, f"{body.name}_vjp"), len(body.outs))
+    # Which carries carry a derivative is the body's to say (a carry may start as a literal
+    # 0.0 and become a float Var): one cotangent per float carry, in and out of the body.
+    tape, wrt = out[n:], [differentiable(p) for p in body.params]
+    ct_avals = [p.aval if w else None for p, w in zip(body.params, wrt)]
+    body_bars = _only_bars(vjp_func(body, wrt, f"{body.name}_vjp", ct_avals), len(body.outs))
     tape_cts = [(i, c) for i, (c, w) in enumerate(zip(cts[n:], wrt)) if w and c is not None]
     diff_positions = [i for i, w in enumerate(wrt) if w]
 
     def step(carry_bar, slices):
         carry_k, tape_bar_k = slices[:n], slices[n:]
         bars = inline(body_bars, list(carry_k) + list(carry_bar))
+        # A recorded carry that fails the condition is no iteration: a lane of a batched loop
+        # that had stopped (its carry frozen) while others ran on. Its cotangent passes through.
+        ran = inline(cond, list(carry_k))[0]
+        bars = [bind("select", ran, b, c) for b, c in zip(bars, carry_bar)]
         extra = dict(zip([i for i, _ in tape_cts], tape_bar_k))
         return [bind("add", b, extra[i]) if i in extra else b
                 for b, i in zip(bars, diff_positions)], []
 
-    init = [c if c is not None else zeros_like(v) for c, v, w in zip(cts[:n], out[:n], wrt) if w]
+    init = [cts[i] if cts[i] is not None else zeros_like(out[i]) for i in diff_positions]
     names = [f"{_name(carry[i])}_bar" for i in diff_positions]
     x_names = [_name(c) for c in carry] + [f"{_name(carry[i])}_tape_bar" for i, _ in tape_cts]
     final, _ = scan_of(step, init, list(tape) + [c for _, c in tape_cts], reverse=True,
                        names=names, x_names=x_names)
-    bars = iter(final)
-    return [next(bars) if w else None for w in wrt]
+    bars = dict(zip(diff_positions, final))
+    return [bars[i] if i in bars and differentiable(c) else None for i, c in enumerate(carry)]
 
 
 @VJP.register("scan")

@@ -7,15 +7,14 @@
   with a `select`, and the per-lane predicate is carried so it is computed once per iteration.
 - scan: batched xs are stacked along axis 0 by scan, so their batch axis moves to axis 1 (and
   batched ys come back with theirs at 1, moved to 0).
-- while_loop_taped (the forward loop of a gradient) batches like while_loop when the trip count
-  is the same for every lane. A batched predicate would give lanes tapes of different lengths,
-  which the reverse sweep reading the tape cannot tell apart: that is a clear TransformError.
+- while_loop_taped (the forward loop of a gradient) batches like while_loop: lanes that stop
+  at different times are frozen, so every lane's tape is as long as the longest; the reverse
+  sweep skips the steps a lane did not run (their recorded carry fails the condition).
 """
 from astjax.core.bind import bind
 from astjax.core.build import build_func
 from astjax.core.inline import inline
 from astjax.core.ir import Func, Var
-from astjax.errors import TransformError
 
 from .util import batched as to_batched
 from .util import BATCH, lane_mask, moveaxis
@@ -128,16 +127,19 @@ def _frozen(running, new, old):
 
 @BATCH.register("while_loop_taped")
 def _while_taped(args, dims, *, axis_size, cond, body):
+    """Lanes that stop at different times run one loop over all lanes, each finished lane's
+    carry frozen (as while_loop batches): its tape then records the frozen carry, which fails
+    the condition, and the reverse sweep (see ad/control.py) passes a lane's cotangent through
+    every step its lane did not run."""
     flags, pred_b, cond_b, body_b, ops = _loop_parts(args, dims, axis_size, cond, body)
-    if pred_b:
-        raise TransformError(
-            "vmap of the gradient of a while loop whose trip count differs between examples "
-            "is not supported (each example's reverse sweep needs its own number of steps)",
-            hint="differentiate the batched function instead (grad of a sum over vmap), or use "
-                 "lax.fori_loop / a bounded loop with a trip count that does not depend on the "
-                 "batched values")
-    outs = bind("while_loop_taped", *ops, cond=cond_b, body=body_b)
     n = len(ops)
+    if pred_b:
+        running = inline(cond_b, ops)[0]
+        cond_any, body_masked = _masked_loop(cond_b, body_b, flags, _passthrough(body))
+        outs = bind("while_loop_taped", *ops, running, cond=cond_any, body=body_masked)
+        outs = list(outs[:n]) + list(outs[n + 1:2 * n + 1])  # without the running flags
+    else:
+        outs = bind("while_loop_taped", *ops, cond=cond_b, body=body_b)
     tapes = [moveaxis(t, 1, 0) if f else t for t, f in zip(outs[n:], flags)]
     return list(outs[:n]) + tapes, _dims(flags) * 2
 
