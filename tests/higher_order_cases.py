@@ -86,3 +86,11 @@ def data_dependent_loop(x):
     while x < 10.0:
         x = x * 1.5 + jnp.sin(x)
     return x
+
+
+def loop_until_large(x):
+    """A while loop whose trip count depends on the differentiated value."""
+    y = x
+    while jnp.sum(y * y) < 10.0:
+        y = y * y + 0.5 * y + jnp.flip(y) * 0.1
+    return jnp.sin(y).sum()

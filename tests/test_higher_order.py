@@ -133,3 +133,19 @@ def test_cumprod_and_prod_hessians_at_zeros_match_jax():
         want_hess = jax.hessian(lambda v: f(v, jax.numpy))(x)
     np.testing.assert_allclose(astjax.grad(lambda v: f(v, jnp))(x), want_grad, atol=1e-12)
     np.testing.assert_allclose(astjax.hessian(lambda v: f(v, jnp))(x), want_hess, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "xla"])
+def test_hessian_through_a_data_dependent_while_loop(backend):
+    """Forward over reverse (the taped loop's JVP) against reverse over reverse and against
+    central differences of the gradient."""
+    f = cases.loop_until_large
+    x = np.array([1.3, 0.7])
+    hess = astjax.jit(astjax.hessian(f), backend=backend)(x)
+    np.testing.assert_allclose(hess, astjax.jacrev(astjax.grad(f))(x), rtol=1e-12, atol=1e-12)
+    eps = 1e-6
+    grad = astjax.grad(f)
+    fd = np.stack([(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps) for e in np.eye(2)], 1)
+    np.testing.assert_allclose(hess, fd, rtol=1e-5)
+    np.testing.assert_allclose(astjax.jit(astjax.jacfwd(grad), backend=backend)(x), hess,
+                               rtol=1e-12)

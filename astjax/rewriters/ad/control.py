@@ -50,8 +50,32 @@ def _while_jvp(primals, tangents, cond, body):
     body_jvp = jvp_func(body, f"{body.name}_jvp")
     extra = [Var(p.aval, f"{p.hint}_dot") for p in cond.params if differentiable(p)]
     cond_jvp = Func(cond.name, cond.params + extra, cond.eqns, cond.outs, cond.loc)
-    outs = bind("while_loop", *primals, *_dots(primals, tangents), cond=cond_jvp, body=body_jvp)
-    return _split(outs, body.outs)
+    outs = bind("while_loop", *primals, *_carry_dots(body, primals, tangents), cond=cond_jvp,
+                body=body_jvp)
+    return outs[:len(primals)], _spread(outs[len(primals):], body.params)
+
+
+@JVP.register("while_loop_taped")
+def _while_taped_jvp(primals, tangents, cond, body):
+    """The taped loop over carries and their tangents together: its tape of the tangents is
+    the tangent of the tape (a forward-over-reverse derivative through a while loop)."""
+    body_jvp = jvp_func(body, f"{body.name}_jvp")
+    extra = [Var(p.aval, f"{p.hint}_dot") for p in cond.params if differentiable(p)]
+    cond_jvp = Func(cond.name, cond.params + extra, cond.eqns, cond.outs, cond.loc)
+    dots = _carry_dots(body, primals, tangents)
+    outs = bind("while_loop_taped", *primals, *dots, cond=cond_jvp, body=body_jvp)
+    n, d = len(primals), len(dots)
+    carry, carry_dots = outs[:n], outs[n:n + d]
+    tape, tape_dots = outs[n + d:2 * n + d], outs[2 * n + d:]
+    return (list(carry) + list(tape),
+            _spread(carry_dots, body.params) + _spread(tape_dots, body.params))
+
+
+def _carry_dots(body, primals, tangents) -> list:
+    """A tangent for every carry the body differentiates (a float carry may start as a
+    literal): the given one, or zeros."""
+    return [t if t is not None else zeros_like(p)
+            for p, t, param in zip(primals, tangents, body.params) if differentiable(param)]
 
 
 @JVP.register("scan")
