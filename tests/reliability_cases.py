@@ -41,3 +41,23 @@ def generated_names(x):
     math = _c0 * WEIGHTS
     numba = math + 1
     return numba
+
+
+def power_by_recursion(x, n):
+    """Recursion bounded by a static argument: unrolled, as JAX runs it."""
+    if n == 0:
+        return 1.0
+    return x * power_by_recursion(x, n - 1)
+
+
+def halving_sum(xs, lo, hi):
+    if hi - lo == 1:
+        return xs[lo]
+    mid = (lo + hi) // 2
+    return halving_sum(xs, lo, mid) + halving_sum(xs, mid, hi)
+
+
+def runaway(x):
+    if x > 0:
+        return runaway(x - 1.0)
+    return x

@@ -5,7 +5,7 @@ import pytest
 
 import astjax
 import reliability_cases as cases
-from astjax.errors import AstjaxError, TransformError
+from astjax.errors import AstjaxError, ConcretizationError, TransformError
 
 BACKENDS = ["numpy", "numba", "xla"]
 
@@ -50,3 +50,19 @@ def test_user_names_never_collide_with_generated_ones(backend):
     x = np.ones(3)
     want = ((x * 2 + np.arange(3.0)) * 2 + 1 + 1.5) * np.arange(3.0) + 1
     np.testing.assert_allclose(astjax.jit(cases.generated_names, backend=backend)(x), want)
+
+
+def test_recursion_bounded_by_static_arguments_is_unrolled():
+    fn = cases.power_by_recursion
+    np.testing.assert_allclose(astjax.jit(fn, static_argnums=1)(np.float64(1.01), 30),
+                               1.01 ** 30, rtol=1e-14)
+    np.testing.assert_allclose(astjax.grad(lambda x: fn(x, 7))(1.5), 7 * 1.5 ** 6, rtol=1e-14)
+    assert astjax.jit(cases.halving_sum, static_argnums=(1, 2))(np.arange(100.0), 0, 100) == 4950
+    with pytest.raises(ConcretizationError, match="recursed 40 deep"):
+        astjax.jit(fn, static_argnums=1)(np.float64(1.01), 60)
+
+
+def test_recursion_on_array_values_is_refused_at_the_call():
+    with pytest.raises(ConcretizationError, match="same static arguments") as info:
+        astjax.jit(cases.runaway)(np.float64(3.0))
+    assert info.value.loc.line == cases.runaway.__code__.co_firstlineno + 2

@@ -111,19 +111,33 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
                             _python_defaults(fn), self, bound)
 
     def call_user(self, fn: UserFunction, args, kwargs):
-        if fn in self.context.call_stack and _any_var((args, kwargs)):
-            raise ConcretizationError(
-                f"{fn.__name__} calls itself on array values; recursion needs values known "
-                "at compile time", hint="write the recursion as a lax.while_loop or lax.fori_loop")
+        call = (id(fn.node), _static_key((args, kwargs)))
+        self._check_recursion(fn, call)
         frame = Frame(fn)
         if fn.bound_self is not None:
             args = (fn.bound_self,) + tuple(args)
         self.bind_arguments(frame, fn.node.params, args, kwargs)
-        self.context.call_stack.append(fn)
+        self.context.call_stack.append(call)
         try:
             return self.run_body(frame)
         finally:
             self.context.call_stack.pop()
+
+    def _check_recursion(self, fn: UserFunction, call):
+        """Recursion is unrolled, as JAX runs it, while static arguments bound it: a call
+        repeating an active call's static arguments could only stop on array values, and
+        depth past MAX_RECURSION is refused too."""
+        if call in self.context.call_stack:
+            raise ConcretizationError(
+                f"{fn.__name__} calls itself with the same static arguments: the recursion "
+                "could only stop on array values, which are known when the function runs",
+                hint="bound the recursion by a static argument (a Python int), or write it as "
+                     "a lax.while_loop or lax.fori_loop")
+        depth = sum(1 for node, _ in self.context.call_stack if node == call[0])
+        if depth >= MAX_RECURSION:
+            raise ConcretizationError(
+                f"{fn.__name__} recursed {MAX_RECURSION} deep while compiling (it is unrolled)",
+                hint="write deep recursion as a lax.while_loop or lax.fori_loop")
 
     def run_body(self, frame: Frame):
         node = frame.function.node
@@ -410,6 +424,27 @@ def _python_defaults(fn) -> dict:
     except (TypeError, ValueError):
         return {}
     return {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
+
+
+MAX_RECURSION = 40  # unrolled levels of one function (each costs Python stack while compiling)
+
+
+def _static_key(tree) -> tuple:
+    """The static part of a call's arguments: its arrays by shape and dtype, other values by
+    value (by identity when unhashable)."""
+    from ..tree_util import tree_flatten
+    leaves, structure = tree_flatten(tree)
+    key = []
+    for leaf in leaves:
+        if isinstance(leaf, Var):
+            key.append(("array", tuple(leaf.aval.shape), str(leaf.aval.dtype)))
+        else:
+            try:
+                hash(leaf)
+                key.append(leaf)
+            except TypeError:
+                key.append(("object", id(leaf)))
+    return (str(structure),) + tuple(key)
 
 
 def _any_var(tree) -> bool:
