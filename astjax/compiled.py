@@ -21,6 +21,7 @@ from . import config
 from .core.array import as_array
 from .core.bind import current_builder
 from .core.concretize import concretize
+from .core.depth import deep_recursion
 from .core.dims import DimExpr, Facts, recording
 from .errors import StaticArgumentError, TransformError
 from .frontend.interpreter import as_interpretable
@@ -136,7 +137,7 @@ class Compiled:
         self.compiler = backends.get(backend)
         self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
         self.facts = Facts(where=_current_line)
-        with recording(self.facts):  # what the program asks of symbolic sizes
+        with recording(self.facts), deep_recursion():  # what the program asks of sizes
             self.spec = spec = specialize(fun, bound, static, symbolic)
         self.origin = spec.func.loc.file if spec.func.loc else "?"
         self.sizes = _symbols_of(spec.func)
@@ -157,7 +158,7 @@ class Compiled:
             tuple(np.shape(leaves[i])[axis] for _, i, axis in self.sizes)
         call = self._calls.get(key)
         if call is None:
-            with recording(self.facts):  # a symbolic backend may ask of sizes too
+            with recording(self.facts), deep_recursion():  # (a backend may ask of sizes)
                 call = self._calls[key] = self.compiler.compile_func(self._func(key),
                                                                      self.origin)
         self.call = call  # the last one used

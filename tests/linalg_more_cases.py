@@ -28,6 +28,11 @@ def schur_invariants(a):
             jnp.sort(jnp.abs(jnp.diag(c))))
 
 
+def real_schur(a):
+    t, z = jsl.schur(a)
+    return jnp.sum(t * t), jnp.abs(z @ t @ z.T - a).max(), jnp.abs(jnp.tril(t, -2)).max()
+
+
 def exponentials(a, spd):
     value, derivative = jsl.expm_frechet(a, spd)
     return jsl.expm(a), jsl.expm(20.0 * a), value, derivative

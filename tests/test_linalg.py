@@ -87,8 +87,9 @@ def test_gradients_as_jax_and_differences(fun, args, backend):
                                    atol=1e-6)
 
 
-@pytest.mark.parametrize("fun, args", [LOSSES[0], LOSSES[2], LOSSES[5], LOSSES[6]],
-                         ids=[LOSS_IDS[i] for i in (0, 2, 5, 6)])
+# (det's gradient, through LU, compiles for a minute on Numba: LU runs there in lu_solve)
+@pytest.mark.parametrize("fun, args", [LOSSES[2], LOSSES[5], LOSSES[6]],
+                         ids=[LOSS_IDS[i] for i in (2, 5, 6)])
 def test_gradients_on_numba(fun, args):
     got = astjax.jit(astjax.grad(fun), backend="numba")(*args)
     np.testing.assert_allclose(got, jax_run(fun, args, jax.grad)[0], rtol=1e-7, atol=1e-8)

@@ -19,7 +19,8 @@ R = RNG.normal(size=5)
 BACKENDS = ["numpy", "numba", "xla"]
 
 VALUES = [(cases.eigen_invariants, (A,)), (cases.left_eigenvectors, (A,)),
-          (cases.schur_invariants, (A,)), (cases.exponentials, (A, SPD)),
+          (cases.schur_invariants, (A,)), (cases.real_schur, (A,)),
+          (cases.exponentials, (A, SPD)),
           (cases.polar_and_hessenberg, (A, SPD)), (cases.schur_functions, (A, SPD)),
           (cases.sylvester_and_qr, (A, B)), (cases.special_matrices, (C, R)),
           (cases.polynomials, (R,))]
@@ -28,7 +29,8 @@ VALUES = [(cases.eigen_invariants, (A,)), (cases.left_eigenvectors, (A,)),
 # The compositions of many matrix products take Numba 20-60 s each to compile (its cold
 # compile grows faster than linearly in a function's size); on Numba the suite runs the cases
 # whose primitives (eig, schur, complex triangular solves) have Numba lowerings of their own.
-SLOW_ON_NUMBA = {cases.exponentials, cases.schur_functions, cases.special_matrices}
+SLOW_ON_NUMBA = {cases.exponentials, cases.schur_functions, cases.special_matrices,
+                 cases.schur_invariants}  # (real_schur runs the schur primitive on Numba)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -46,6 +46,9 @@ def _identifier(text: str) -> str:
     return "_" + text if text[0].isdigit() else text
 
 
+HOIST_INDENT = 4 * 40  # nested bodies deeper than this are defined in the top function's body
+
+
 class ModulePrinter:
     """Prints one top-level Func (and its nested ones) plus the constants it needs."""
 
@@ -81,18 +84,26 @@ class ModulePrinter:
         body = indent + "    "
         if top:
             lines += self.size_lines(func, namer, body)
+            self.top, self.hoisted = (namer, body), []
         last_line = None
         used = _used_ids(func)
+        body_lines = []
         for eqn in func.eqns:
             comment, last_line = _comment(eqn, last_line)
-            lines += self.eqn(eqn, body, namer, comment, used)
+            body_lines += self.eqn(eqn, body, namer, comment, used)
+        if top:  # bodies nested too deep for Python's indentation, defined up front
+            body_lines = self.hoisted + body_lines
         outs = ", ".join(self.atom(o, namer) for o in func.outs)
-        lines.append(f"{body}return {outs if func.outs else '()'}")
-        return lines
+        return lines + body_lines + [f"{body}return {outs if func.outs else '()'}"]
 
     def eqn(self, eqn: Eqn, indent: str, namer: Namer, comment: str, used: set) -> list:
         lines, fn_names = [], {}
         for sub in sub_funcs(eqn):
+            if len(indent) > HOIST_INDENT:  # (Python allows 100 levels of indentation)
+                top_namer, top_body = self.top
+                fn_names[id(sub)] = name = top_namer.fresh(sub.name)
+                self.hoisted += self.func(sub, top_body, Namer(self.taken()), name)
+                continue
             fn_names[id(sub)] = name = namer.fresh(sub.name)
             lines += self.func(sub, indent, Namer(self.taken()), name)
         args = [self.atom(a, namer) for a in eqn.ins]

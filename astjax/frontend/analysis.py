@@ -9,72 +9,86 @@ _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp,
            cst.DictComp, cst.GeneratorExp)
 
 
-class _Assigned(cst.CSTVisitor):
-    def __init__(self):
-        self.names: list = []
-
-    def _add(self, name: str):
-        if name not in self.names:
-            self.names.append(name)
-
-    def visit_FunctionDef(self, node):
-        self._add(node.name.value)
-        return False
-
-    def visit_Lambda(self, node):
-        return False
-
-    def visit_ListComp(self, node):
-        return False
-
-    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
-
-    def visit_AssignTarget(self, node):
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node):
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node):
-        self._targets(node.target)
-
-    def visit_For(self, node):
-        self._targets(node.target)
-
-    def visit_NamedExpr(self, node):
-        self._targets(node.target)
-
-    def _targets(self, target):
-        if m.matches(target, m.Name()):
-            self._add(target.value)
-        elif m.matches(target, m.Tuple() | m.List()):
-            for el in target.elements:
-                self._targets(el.value)
-        elif m.matches(target, m.StarredElement()):
-            self._targets(target.value)
-        elif m.matches(target, m.Subscript()):
-            base = target.value
-            while m.matches(base, m.Subscript()):
-                base = base.value
-            if m.matches(base, m.Name()):
-                self._add(base.value)
-
-
 def assigned_names(nodes) -> list:
     """Names bound by these statements, in first-assignment order (nested scopes excluded)."""
-    visitor = _Assigned()
+    names: dict = {}
     for node in nodes:
-        node.visit(visitor)
-    return visitor.names
+        names.update(dict.fromkeys(_assigned_in(node)))
+    return list(names)
+
+
+def _assigned_in(node) -> tuple:
+    """The names `node` binds, in order of first assignment. Memoised per node, children
+    first, so nested blocks (an elif chain) are walked once however often they are asked."""
+    found = _ASSIGNED.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    if isinstance(node, cst.FunctionDef):
+        names = (node.name.value,)  # a def binds its name; its body is another scope
+    elif isinstance(node, _SCOPES):
+        names = ()
+    else:
+        own = _bound_by(node)
+        merged = dict.fromkeys(own)
+        for child in node.children:
+            merged.update(dict.fromkeys(_assigned_in(child)))
+        names = tuple(merged)
+    if len(_ASSIGNED) > 500_000:
+        _ASSIGNED.clear()
+    _ASSIGNED[id(node)] = (node, names)
+    return names
+
+
+_ASSIGNED: dict = {}  # id(node) -> (node, the names it binds)
+
+
+def _bound_by(node) -> list:
+    """The names a node binds itself (its children aside)."""
+    if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For,
+                         cst.NamedExpr)):
+        return _targets(node.target)
+    return []
+
+
+def _targets(target) -> list:
+    if m.matches(target, m.Name()):
+        return [target.value]
+    if m.matches(target, m.Tuple() | m.List()):
+        return [n for el in target.elements for n in _targets(el.value)]
+    if m.matches(target, m.StarredElement()):
+        return _targets(target.value)
+    if m.matches(target, m.Subscript()):
+        base = target.value
+        while m.matches(base, m.Subscript()):
+            base = base.value
+        if m.matches(base, m.Name()):
+            return [base.value]
+    return []
 
 
 def loaded_names(node, contexts: dict) -> dict:
-    """name -> number of reads within `node` (by libcst's ExpressionContextProvider)."""
+    """name -> number of reads within `node` (by libcst's ExpressionContextProvider).
+
+    Memoised per node, children first: asking it of a function and then of each nested `if`
+    (an elif chain of n branches asks n times) walks the function once, not n times."""
+    found = _LOADED.get(id(node))
+    if found is not None and found[0] is node and found[1] is contexts:
+        return found[2]
     counts: dict = {}
-    for name in m.findall(node, m.Name()):
-        if contexts.get(name) == ExpressionContext.LOAD:
-            counts[name.value] = counts.get(name.value, 0) + 1
+    if isinstance(node, cst.Name):
+        if contexts.get(node) == ExpressionContext.LOAD:
+            counts[node.value] = 1
+    else:
+        for child in node.children:
+            for name, k in loaded_names(child, contexts).items():
+                counts[name] = counts.get(name, 0) + k
+    if len(_LOADED) > 500_000:
+        _LOADED.clear()
+    _LOADED[id(node)] = (node, contexts, counts)
     return counts
+
+
+_LOADED: dict = {}  # id(node) -> (node, contexts, its loaded names)
 
 
 def read_outside(names, block, function, contexts: dict) -> set:

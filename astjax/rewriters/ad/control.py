@@ -155,6 +155,8 @@ def _while_vjp(cts, *carry, out, cond, body):
         # A recorded carry that fails the condition is no iteration: a lane of a batched loop
         # that had stopped (its carry frozen) while others ran on. Its cotangent passes through.
         ran = inline(cond, list(carry_k))[0]
+        if isinstance(ran, Var):
+            ran.hint = "ran"
         bars = [bind("select", ran, b, c) for b, c in zip(bars, carry_bar)]
         extra = dict(zip([i for i, _ in tape_cts], tape_bar_k))
         return [bind("add", b, extra[i]) if i in extra else b
