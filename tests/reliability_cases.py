@@ -61,3 +61,13 @@ def runaway(x):
     if x > 0:
         return runaway(x - 1.0)
     return x
+
+
+def elementwise_chain(x):
+    a = x * 2.0
+    b = a + 1.0
+    c = b * 3.0
+    d = c - 1.0
+    e = d * d
+    f = e + 2.0
+    return f * 0.5

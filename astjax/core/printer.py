@@ -87,10 +87,13 @@ class ModulePrinter:
             self.top, self.hoisted = (namer, body), []
         last_line = None
         used = _used_ids(func)
+        released = _released_after(func)
         body_lines = []
-        for eqn in func.eqns:
+        for i, eqn in enumerate(func.eqns):
             comment, last_line = _comment(eqn, last_line)
             body_lines += self.eqn(eqn, body, namer, comment, used)
+            if i in released and i < len(func.eqns) - 1:  # large values dead from here on
+                body_lines.append(f"{body}del {', '.join(namer[v] for v in released[i])}")
         if top:  # bodies nested too deep for Python's indentation, defined up front
             body_lines = self.hoisted + body_lines
         outs = ", ".join(self.atom(o, namer) for o in func.outs)
@@ -178,6 +181,36 @@ def _symbols_in_param(value) -> set:
     if isinstance(value, (tuple, list)):
         return set().union(*[_symbols_in_param(v) for v in value])
     return set()
+
+
+RELEASE_BYTES = 1 << 20  # values this large (or of run-time size) are deleted after last use
+
+
+def _released_after(func: Func) -> dict:
+    """eqn index -> the large Vars whose last read is that equation (not results)."""
+    last, var_of = {}, {}
+    for i, eqn in enumerate(func.eqns):
+        for atom in eqn.ins:
+            if isinstance(atom, Var):
+                last[atom.id], var_of[atom.id] = i, atom
+    kept = {o.id for o in func.outs if isinstance(o, Var)}
+    released: dict = {}
+    for vid, i in last.items():
+        if vid not in kept and _large(var_of[vid].aval):
+            released.setdefault(i, []).append(var_of[vid])
+    return released
+
+
+def _large(aval) -> bool:
+    """At least RELEASE_BYTES (a tape's run-time length counts as large). For symbolic sizes
+    the comparison is a recorded fact of the specialisation, so code compiled for small
+    arrays is compiled again, releasing, when large ones come."""
+    if any(isinstance(d, (int, np.integer)) and d < 0 for d in aval.shape):
+        return True
+    nbytes = np.dtype(aval.dtype).itemsize
+    for d in aval.shape:
+        nbytes = nbytes * d
+    return bool(nbytes >= RELEASE_BYTES)
 
 
 def _used_ids(func: Func) -> set:
