@@ -6,7 +6,6 @@ become explicit operands), and recorded as one control-flow equation.
 """
 import numpy as np
 
-from .config import default_dtype
 from .core.avals import AVal, result_dtype
 from .core.bind import bind, current_builder
 from .core.dims import DimExpr
@@ -350,10 +349,13 @@ def _convert_to(x, aval: AVal):
 # ---------------------------------------------------------------- fori_loop / scan
 def fori_loop(lower, upper, body_fun, init_val):
     static = not isinstance(lower, Var) and not isinstance(upper, Var)
-    if not _compiling():  # the body gets an integer array index, as JAX hands it
-        val, index_dtype = init_val, default_dtype("int")
+    if not _compiling():
+        # The index is a Python int, weakly typed as the compiled loop's counter is (JAX
+        # hands an int32 array, which its promotion keeps weak against floats; NumPy's would
+        # widen float32 values to float64).
+        val = init_val
         for i in range(int(lower), int(upper)):
-            val = body_fun(np.asarray(i, index_dtype), val)
+            val = body_fun(i, val)
         return val
     if static:
         lower, upper = int(lower), int(upper)
