@@ -1,6 +1,7 @@
 """conv_general_dilated: operands moved to canonical (N, C, D, H, W) / (O, I, KD, KH, KW)
-layouts (fewer spatial axes become leading size-1 ones) and convolved by the runtime's
-`conv5`, which reads dilation and padding as index arithmetic."""
+layouts (fewer spatial axes become leading size-1 ones) and convolved by the runtime: im2col
+into one BLAS product (`conv5_gemm`) where it applies, else the direct loop (`conv5`), which
+reads input dilation, groups and padding as index arithmetic."""
 from .emit import LOWER, dims, dtype_text, tuple_text
 from .layout import out_aval
 
@@ -20,6 +21,13 @@ def _padded(values, fill):
     return tuple_text([str(fill)] * (3 - len(values)) + [str(int(v)) for v in values])
 
 
+def _im2col(params) -> bool:
+    """Whether the patch-matrix kernel covers it: no input dilation, no groups (see
+    conv_runtime for the measurement that makes it the default)."""
+    return all(d == 1 for d in params["lhs_dilation"]) and \
+        params["feature_group_count"] == 1 and params["batch_group_count"] == 1
+
+
 def lower_conv(fe, eqn, ins, outs):
     p = eqn.params
     lhs_spec, rhs_spec, out_spec = p["dimension_numbers"]
@@ -32,10 +40,14 @@ def lower_conv(fe, eqn, ins, outs):
     result = fe.fresh(outs[0] + "_5d")
     shape5 = canonical[:2] + ["1"] * (5 - out.ndim) + canonical[2:]
     lines.append(f"{result} = np.empty({tuple_text(shape5)}, {dtype_text(out.dtype)})")
-    lines.append(f"rt.conv5({x}, {w}, {result}, {_padded(p['window_strides'], 1)}, "
-                 f"{_padded([lo for lo, _ in p['padding']], 0)}, "
-                 f"{_padded(p['lhs_dilation'], 1)}, {_padded(p['rhs_dilation'], 1)}, "
-                 f"{p['feature_group_count']}, {p['batch_group_count']})")
+    strides, pads = _padded(p['window_strides'], 1), _padded([lo for lo, _ in p['padding']], 0)
+    if _im2col(p):
+        lines.append(f"rt.conv5_gemm({x}, {w}, {result}, {strides}, {pads}, "
+                     f"{_padded(p['rhs_dilation'], 1)})")
+    else:
+        lines.append(f"rt.conv5({x}, {w}, {result}, {strides}, {pads}, "
+                     f"{_padded(p['lhs_dilation'], 1)}, {_padded(p['rhs_dilation'], 1)}, "
+                     f"{p['feature_group_count']}, {p['batch_group_count']})")
     back = [out_spec.index(j) for j in range(out.ndim)]
     lines.append(f"{outs[0]} = np.ascontiguousarray({result}.reshape({tuple_text(canonical)})"
                  f".transpose({tuple_text([str(j) for j in back])}))")

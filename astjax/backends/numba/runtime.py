@@ -409,47 +409,8 @@ def rmin(typingctx, acc, v):
     return _extremum("minimum", "s<", "and_")(typingctx, acc, v)
 
 
-# ---------------------------------------------------------------- convolution
-@njit
-def conv5(x, w, out, strides, pads_lo, lhs_dilation, rhs_dilation, groups, batch_groups):
-    """out = conv(x, w) in canonical 5-D layout (N, C, D, H, W) x (O, I, KD, KH, KW): each
-    output element sums its window, reading the input through its dilation and padding
-    (holes and pads read as zeros, nothing is materialised)."""
-    n_in, _, dd, hh, ww = x.shape
-    o_all, i_per, kd, kh, kw = w.shape
-    n_out, _, od, oh, ow = out.shape
-    sd, sh, sw = strides
-    ld, lh, lw = lhs_dilation
-    rd, rh, rw = rhs_dilation
-    pd, ph, pw = pads_lo
-    per_group = o_all // max(groups, batch_groups)
-    span_d, span_h, span_w = (dd - 1) * ld + 1, (hh - 1) * lh + 1, (ww - 1) * lw + 1
-    for n in range(n_out):
-        for o in range(o_all):
-            g = o // per_group
-            c0 = g * i_per if groups > 1 else 0
-            nx = g * n_out + n if batch_groups > 1 else n
-            for a in range(od):
-                for b in range(oh):
-                    for c in range(ow):
-                        acc = 0.0
-                        for i in range(i_per):
-                            for p in range(kd):
-                                q = a * sd + p * rd - pd
-                                if q < 0 or q >= span_d or q % ld != 0:
-                                    continue
-                                for r in range(kh):
-                                    s = b * sh + r * rh - ph
-                                    if s < 0 or s >= span_h or s % lh != 0:
-                                        continue
-                                    for t in range(kw):
-                                        u = c * sw + t * rw - pw
-                                        if u < 0 or u >= span_w or u % lw != 0:
-                                            continue
-                                        acc += x[nx, c0 + i, q // ld, s // lh, u // lw] * \
-                                            w[o, i, p, r, t]
-                        out[n, o, a, b, c] = acc
 from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_batch,  # noqa: E402,F401
                              qr_batch, singular_values_batch, svd_batch)
 from .fft_runtime import fft_into  # noqa: E402,F401
+from .conv_runtime import conv5, conv5_gemm  # noqa: E402,F401
 from .eig_runtime import eig_into, schur_into  # noqa: E402,F401
