@@ -4,6 +4,8 @@ threefry2x32 is one primitive with a lowering per backend: its bits must equal J
 threefry_2x32 on every backend, broadcasting scalar key words against counter arrays, and
 under vmap. Typed keys (`random.key`) give the same bits as JAX's typed keys, and survive jit
 (as arguments and results), vmap, scan and Python loops on every backend."""
+import re
+
 import numpy as np
 import pytest
 
@@ -141,3 +143,11 @@ def test_grad_through_a_typed_key_sample_differentiates_the_scale():
 def test_a_batch_of_keys_is_refused_where_one_key_is_needed():
     with pytest.raises(TypeError, match="single key"):
         random.uniform(random.split(random.key(0), 2), (3,))
+
+
+def test_threefry_on_numba_is_one_vectorised_loop():
+    """The cipher's rounds join the loop making floats of the bits: uint32 vector code."""
+    fn = astjax.jit(lambda k: random.uniform(k, (1 << 12,), np.float32), backend="numba")
+    fn(random.PRNGKey(0))
+    llvm = "".join(fn.last.call.kernel.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x i32>", llvm), "the threefry loop did not vectorise"

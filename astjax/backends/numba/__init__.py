@@ -195,7 +195,9 @@ def runtime_files() -> list:
     here = os.path.dirname(os.path.abspath(__file__))
     vecmath = os.path.join(os.path.dirname(here), "vecmath")
     names = sorted(f for f in os.listdir(vecmath) if f.endswith(".py"))
-    return [os.path.join(here, "runtime.py")] + [os.path.join(vecmath, f) for f in names]
+    helpers = sorted(f for f in os.listdir(here) if f.endswith("_runtime.py"))  # conv, linalg..
+    return [os.path.join(here, f) for f in ["runtime.py"] + helpers] + \
+        [os.path.join(vecmath, f) for f in names]
 
 
 def _runtime_fingerprint() -> str:
