@@ -64,6 +64,7 @@ def run_script(path: str, args: list) -> None:
     import os
     import runpy
     install_hook()
+    _hook_in_children()
     sys.argv = [path] + list(args)
     folder = os.path.dirname(os.path.abspath(path))
     if sys.path and sys.path[0] in ("", os.getcwd()) and folder != os.getcwd():
@@ -71,3 +72,14 @@ def run_script(path: str, args: list) -> None:
     else:
         sys.path.insert(0, folder)
     runpy.run_path(path, run_name="__main__")
+
+
+def _hook_in_children() -> None:
+    """Child interpreters (multiprocessing's spawn workers, Python subprocesses) get the hook
+    too: hook_site/sitecustomize.py, first on their PYTHONPATH, installs it at startup."""
+    import os
+    site = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_site")
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if site not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([site] + paths)
+    os.environ["ASTJAX_IMPORT_HOOK"] = "1"

@@ -87,3 +87,22 @@ def test_a_script_imports_its_sibling_modules_from_another_folder(tmp_path):
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "12.0"
+
+
+def test_spawned_workers_get_astjax_too(tmp_path):
+    """multiprocessing's spawn starts a fresh interpreter: the hook follows it there."""
+    program = textwrap.dedent("""\
+        import multiprocessing as mp
+        import jax
+
+        def name(_):
+            import jax
+            return jax.__name__
+
+        if __name__ == "__main__":
+            with mp.get_context("spawn").Pool(1) as pool:
+                print(jax.__name__, pool.map(name, [0])[0])
+        """)
+    proc = run(tmp_path, program)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["astjax", "astjax"]

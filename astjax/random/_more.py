@@ -21,7 +21,7 @@ from .. import numpy as jnp
 from ..config import default_dtype
 from ..core.library_rules import with_jvp
 from ..dtypes import KEY_DTYPE
-from . import (_as, _check_impl, _float_dtype, _gamma, _gamma_sample, _shape, exponential,
+from ._base import (_as, _check_impl, _float_dtype, _gamma, _gamma_sample, _shape, exponential,
                normal, rademacher, split, uniform)
 from .keys import key_data
 

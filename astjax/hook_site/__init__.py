@@ -1,0 +1,2 @@
+"""A folder put first on the PYTHONPATH of child interpreters by `python -m astjax run`
+(see sitecustomize.py)."""
