@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from .dims import DimExpr
+from .dims import DimExpr, by_size
 from .primitives import PRIMITIVES
 from .ir import Eqn, Func, Lit, Var, sub_funcs
 
@@ -203,14 +203,14 @@ def _released_after(func: Func) -> dict:
 
 def _large(aval) -> bool:
     """At least RELEASE_BYTES (a tape's run-time length counts as large). For symbolic sizes
-    the comparison is a recorded fact of the specialisation, so code compiled for small
-    arrays is compiled again, releasing, when large ones come."""
+    it is a choice by size class: under jit a recorded fact, so code compiled for small arrays
+    is compiled again, releasing, when large ones come; ahead of time decided once."""
     if any(isinstance(d, (int, np.integer)) and d < 0 for d in aval.shape):
         return True
     nbytes = np.dtype(aval.dtype).itemsize
     for d in aval.shape:
         nbytes = nbytes * d
-    return bool(nbytes >= RELEASE_BYTES)
+    return by_size(lambda: nbytes >= RELEASE_BYTES)  # a size class: either outcome is correct
 
 
 def _used_ids(func: Func) -> set:
