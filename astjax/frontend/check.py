@@ -431,8 +431,8 @@ class _Names:
         mine = [r for r in refs if _home_of(r.scope) is home]
         if not mine:
             return "global" if all(isinstance(r.scope, GlobalScope) for r in refs) else "closure"
-        if any(m.matches(r.node, m.Param()) for r in mine) and not any(
-                self._dominates(r.node, name) for r in mine if not m.matches(r.node, m.Param())):
+        if any(isinstance(r.node, cst.Param) for r in mine) and not any(
+                self._dominates(r.node, name) for r in mine if not isinstance(r.node, cst.Param)):
             return "param"
         return "local"
 
