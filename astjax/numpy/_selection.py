@@ -237,7 +237,9 @@ def put(a, ind, v, mode=None, *, inplace=True):
         ind = bind("clamp", 0, ind, size - 1)
     elif mode == "wrap":
         ind = bind("rem", ind, size)
-    elif mode not in (None, "fill", "drop"):
+    elif mode is None:  # as JAX's put, whose unravel_index clamps into [-size, size - 1]
+        ind = bind("clamp", -size, ind, size - 1)
+    elif mode not in ("fill", "drop"):
         raise u.DtypeError(f"put: mode must be 'clip', 'wrap', 'fill' or 'drop', not {mode!r}")
     flat = ravel(a).at[ind].set(values)
     return reshape(flat, u.shape(a))
