@@ -248,13 +248,17 @@ class Jacobian(Transformed):
         nums = _argnums(self.argnums, len(args))
         x = args[nums[0]] if isinstance(self.argnums, int) else tuple(args[n] for n in nums)
         target = interpretable(self.fun)
+        single = isinstance(self.argnums, int)
+
+        def call(v):
+            return target(*_with_args(args, nums, (v,) if single else v))
 
         def fun(v):
-            out = target(*_with_args(args, nums, (v,) if isinstance(self.argnums, int) else v))
-            return out[0] if self.has_aux else out
+            return call(v)[0] if self.has_aux else call(v)
 
         x_leaves, x_tree = tree_flatten(x)
-        y = fun(x)
+        out = call(x)  # the value (and aux) once; the derivatives stage `fun` themselves
+        y, aux = (out[0], out[1]) if self.has_aux else (out, None)
         y_leaves, y_tree = tree_flatten(y)
         for xl in x_leaves:
             for yl in y_leaves:
@@ -262,10 +266,7 @@ class Jacobian(Transformed):
         blocks = self._forward(fun, x, x_leaves, x_tree, y_leaves) if self.forward else \
             self._reverse(fun, x, x_leaves, y_leaves, y_tree)
         jac = tree_unflatten(y_tree, [tree_unflatten(x_tree, row) for row in blocks])
-        if self.has_aux:
-            return jac, target(*_with_args(args, nums, (x,) if isinstance(self.argnums, int)
-                                           else x))[1]
-        return jac
+        return (jac, aux) if self.has_aux else jac
 
     def _forward(self, fun, x, x_leaves, x_tree, y_leaves):
         """blocks[i][j] = d y_i / d x_j, one batched JVP per input leaf."""
