@@ -54,6 +54,10 @@ def _abstract(args):
 def eval_shape(fun, *args, **kwargs):
     """The ShapeDtypeStructs of fun(*args, **kwargs), found without computing anything."""
     func, out_tree, _ = func_of(fun, _abstract(args), _name(fun), kwargs)
+    return _out_shapes(func, out_tree)
+
+
+def _out_shapes(func, out_tree):
     return tree_unflatten(out_tree, [ShapeDtypeStruct(o.aval.shape, o.aval.dtype)
                                      for o in func.outs])
 
@@ -103,8 +107,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
         form = CoreForm(func, out_tree)
         if not return_shape:
             return form
-        return form, tree_unflatten(out_tree, [ShapeDtypeStruct(o.aval.shape, o.aval.dtype)
-                                               for o in func.outs])
+        return form, _out_shapes(func, out_tree)
     return make
 
 
