@@ -19,6 +19,7 @@ import numpy as np
 
 from . import config
 from .core.array import as_array
+from .core.avals import canonical_value
 from .core.bind import current_builder
 from .core.concretize import concretize
 from .core.depth import deep_recursion
@@ -71,6 +72,7 @@ class JitFunction:
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._cache: dict = {}
         self._fast: dict = {}  # (shape, dtype) per argument -> entry, for calls on plain arrays
+        self._fast_x64 = config.x64_enabled()
         self._signature = None
         self._lock = threading.RLock()  # one thread compiles a signature; the others wait
         self.last = None
@@ -81,6 +83,9 @@ class JitFunction:
             return as_interpretable(self.fun)(*args, **kwargs)
         if config.read("jax_disable_jit") and not hasattr(self.fun, "abstract_call"):
             return self.fun(*args, **kwargs)  # Python runs it, on concrete arrays, line by line
+        if self._fast_x64 != config.x64_enabled():  # entries typed under the other flag
+            self._fast.clear()
+            self._fast_x64 = config.x64_enabled()
         if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
             found = self._fast.get(_array_key(args))
             if found is not None:
@@ -102,9 +107,12 @@ class JitFunction:
         bound, static = split_arguments(self.fun, args, kwargs, self.static_argnums,
                                         self.static_argnames, self._signature)
         leaves, tree = dynamic_leaves(bound, static)
+        if not config.x64_enabled():  # 64-bit arguments become 32-bit ones, as in JAX
+            leaves = [canonical_value(x) for x in leaves]
+            _replace_leaves(bound, static, tree, leaves)
         symbolic = shape_polymorphism()
         key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
-               _static_key(bound, static))
+               _static_key(bound, static), config.x64_enabled())
         with self._lock:
             entries = self._cache.setdefault(key, [])
             entry, reason = _choose(entries, leaves)
@@ -210,7 +218,15 @@ class Compiled:
 
 def _read(namespace, name):
     value = namespace[name]
-    return value.cell_contents if isinstance(value, types.CellType) else value
+    return canonical_value(value.cell_contents if isinstance(value, types.CellType) else value)
+
+
+def _replace_leaves(bound, static, tree, leaves) -> None:
+    """bound's dynamic arguments rebuilt from `leaves` (their canonical values)."""
+    from .tree_util import tree_unflatten
+    names = [k for k in bound.arguments if k not in static]
+    for name, value in zip(names, tree_unflatten(tree, leaves)):
+        bound.arguments[name] = value
 
 
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
@@ -302,7 +318,7 @@ def _static_key(bound, static) -> tuple:
 
 
 def _describe(key, leaves) -> str:
-    tree, signatures, static = key
+    tree, signatures, static = key[:3]
     parts = [f"{'x'.join(map(str, np.shape(x))) or 'scalar'}:{np.dtype(s[1]).name}" if len(s) == 2
              else s[0].__name__ for s, x in zip(signatures, leaves)]
     statics = [f"{n}={v!r}" for n, _, v in static]

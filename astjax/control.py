@@ -6,7 +6,8 @@ become explicit operands), and recorded as one control-flow equation.
 """
 import numpy as np
 
-from .core.avals import AVal, result_dtype
+from .core.array import as_array
+from .core.avals import AVal, canonical_value, result_dtype, x64 as x64_enabled
 from .core.bind import bind, current_builder
 from .core.dims import DimExpr
 from .core.build import build_body
@@ -350,12 +351,9 @@ def _convert_to(x, aval: AVal):
 def fori_loop(lower, upper, body_fun, init_val):
     static = not isinstance(lower, Var) and not isinstance(upper, Var)
     if not _compiling():
-        # The index is a Python int, weakly typed as the compiled loop's counter is (JAX
-        # hands an int32 array, which its promotion keeps weak against floats; NumPy's would
-        # widen float32 values to float64).
         val = init_val
         for i in range(int(lower), int(upper)):
-            val = body_fun(i, val)
+            val = body_fun(_eager_index(i), val)
         return val
     if static:
         lower, upper = int(lower), int(upper)
@@ -374,6 +372,14 @@ def fori_loop(lower, upper, body_fun, init_val):
     start = lower if isinstance(lower, Var) else int(lower)
     return while_loop(loop_cond, loop_body, (start, init_val),
                       names=_parameter_names(body_fun))[1]
+
+
+def _eager_index(i: int):
+    """The index an eager fori_loop hands its body. Without x64, as in JAX, an int32 array.
+    With x64 a Python int: JAX's index is then a weakly typed int64 array, which keeps
+    float32 values float32; a Python int is weak under NumPy's rules too, an int64 array
+    is not."""
+    return i if x64_enabled() else as_array(np.int32(i))
 
 
 def _parameter_names(fn):
@@ -446,7 +452,7 @@ def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
     carry, ys = init, []
     steps = range(length - 1, -1, -1) if reverse else range(length)
     for t in steps:
-        x = tree_unflatten(x_tree, [np.asarray(leaf[t]) for leaf in x_leaves]) \
+        x = tree_unflatten(x_tree, [_eager_array(leaf[t]) for leaf in x_leaves]) \
             if x_leaves else None  # slices as arrays (0-d ones too), as JAX hands them
         carry, y = f(carry, x)
         ys.append(y)
@@ -455,5 +461,9 @@ def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
     if not ys:
         return carry, None
     y_leaves = [tree_flatten(y)[0] for y in ys]
-    stacked = [np.stack(col) for col in zip(*y_leaves)]
+    stacked = [_eager_array(np.stack(col)) for col in zip(*y_leaves)]
     return carry, tree_unflatten(tree_flatten(ys[0])[1], stacked)
+
+
+def _eager_array(value):
+    return as_array(canonical_value(np.asarray(value)))

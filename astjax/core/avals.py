@@ -33,24 +33,61 @@ class AVal:
         return f"{self.dtype.name}[{dims}]{'~' if self.weak else ''}"
 
 
+# ---------------------------------------------------------------- 64-bit values or not
+# With `jax_enable_x64` off, as in JAX, no value is 64 bits wide: arguments, constants and
+# results are narrowed to 32 bits where they enter (`canonical_value`), the `dtype` a function
+# asks for is narrowed (`canonical_dtype`), and a result that a primitive's NumPy rule would
+# widen (int32 + float32) is converted back, so all math follows JAX's 32-bit dtypes.
+_x64 = [True]
+
+
+def x64() -> bool:
+    return _x64[0]
+
+
+def set_x64(enabled: bool) -> None:
+    _x64[0] = bool(enabled)
+
+
+_NARROW = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32),
+           "c": np.dtype(np.complex64)}
+
+
+def canonical_dtype(dtype) -> np.dtype:
+    """dtype as values have it now: unchanged with x64, else 64-bit kinds narrowed to 32."""
+    dtype = np.dtype(dtype)
+    if _x64[0] or dtype.kind not in _NARROW or dtype.itemsize <= _NARROW[dtype.kind].itemsize:
+        return dtype
+    return _NARROW[dtype.kind]
+
+
+def canonical_value(value):
+    """A concrete NumPy value in its canonical dtype (a copy only when it narrows); Python
+    scalars stay as they are: they are weakly typed and take their partner's dtype."""
+    if _x64[0] or not isinstance(value, (np.ndarray, np.generic)):
+        return value
+    dtype = canonical_dtype(value.dtype)
+    return value if dtype == value.dtype else value.astype(dtype)
+
+
 def aval_of(value) -> AVal:
     """The abstract value of a concrete array or Python/NumPy scalar."""
     if isinstance(value, (bool, int, float, complex)):
         return AVal((), python_scalar_dtype(value), weak=True)
     if isinstance(value, DimExpr):  # a symbolic size used as a value: a weak integer
-        return AVal((), np.dtype(np.int64), weak=True)
+        return AVal((), canonical_dtype(np.int64), weak=True)
     arr = np.asarray(value)
-    return AVal(arr.shape, arr.dtype)
+    return AVal(arr.shape, canonical_dtype(arr.dtype))
 
 
 def python_scalar_dtype(value) -> np.dtype:
     if isinstance(value, bool):
         return np.dtype(bool)
     if isinstance(value, int):
-        return np.dtype(np.int64)
+        return canonical_dtype(np.int64)
     if isinstance(value, float):
-        return np.dtype(np.float64)
-    return np.dtype(np.complex128)
+        return canonical_dtype(np.float64)
+    return canonical_dtype(np.complex128)
 
 
 _WEAK_STAND_IN = {"b": True, "i": 0, "u": 0, "f": 0.0, "c": 0j}

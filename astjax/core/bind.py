@@ -10,8 +10,8 @@ import threading
 import numpy as np
 
 from . import primitives, table  # noqa: F401  (table: every primitive registered)
-from .avals import AVal
-from .array import as_array
+from .avals import AVal, canonical_dtype, canonical_value, x64
+from .array import Array, as_array
 from .ir import Eqn, Lit, Var, as_atom
 
 _state = threading.local()
@@ -31,13 +31,39 @@ class Builder:
         if _foldable(prim, values):  # Python scalars only: compute now, stay a Python scalar
             return weak_scalar(prim.impl(*values, **params))
         atoms = [as_atom(o) for o in operands]
+        if not x64():
+            params = _narrow_params(params)
         out = prim.abstract(*[a.aval for a in atoms], **params)
         out_avals = list(out) if prim.multiple_results else [out]
         outs = [Var(a) for a in out_avals]
         for v in outs:
             v.origin = name
         self.eqns.append(Eqn(outs, name, atoms, params, self.loc, self.note))
+        if not x64():
+            outs = [self._narrowed(v) for v in outs]
         return outs if prim.multiple_results else outs[0]
+
+    def _narrowed(self, v: Var) -> Var:
+        """v converted to its 32-bit dtype when NumPy's rule widened it (int32 + float32)."""
+        dtype = canonical_dtype(v.aval.dtype)
+        if dtype == v.aval.dtype:
+            return v
+        out = Var(AVal(v.aval.shape, dtype, v.aval.weak))
+        out.origin = "convert"
+        self.eqns.append(Eqn([out], "convert", [v], {"dtype": dtype.name}, self.loc, self.note))
+        return out
+
+
+def _narrow_params(params: dict) -> dict:
+    """A requested 64-bit dtype means its 32-bit kind without x64 (as in JAX)."""
+    dtype = params.get("dtype")
+    if dtype is None or not isinstance(dtype, (str, np.dtype, type)):
+        return params
+    try:
+        narrow = canonical_dtype(dtype)
+    except TypeError:  # an extended dtype (typed keys): not a NumPy one
+        return params
+    return params if narrow == np.dtype(dtype) else {**params, "dtype": narrow.name}
 
 
 def _stack() -> list:
@@ -78,10 +104,14 @@ def bind(name: str, *operands, **params):
         raise RuntimeError(f"lax.{name} applied to an abstract value outside compilation")
     prim = primitives.get(name)
     values = [_value(o) for o in operands]
+    if not x64():
+        values, params = [canonical_value(v) for v in values], _narrow_params(params)
     out = prim.impl(*values, **params)
     if prim.multiple_results:
-        return [as_array(o) for o in out]
-    return weak_scalar(out) if stays_weak(prim, values, out) else as_array(out)
+        return [as_array(canonical_value(o)) for o in out]
+    if stays_weak(prim, values, out):
+        return weak_scalar(out)
+    return as_array(canonical_value(out))
 
 
 PYTHON_SCALARS = (bool, int, float, complex)
@@ -105,6 +135,10 @@ def weak_scalar(out):
 
 
 def _value(operand):
+    """A concrete operand as the NumPy implementations take it (an Array as a plain ndarray:
+    the implementation's own NumPy math needs no Array dispatch)."""
+    if isinstance(operand, Array):
+        return operand.view(np.ndarray)
     return operand.value if isinstance(operand, Lit) else operand
 
 

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .avals import AVal, aval_of
+from .avals import AVal, aval_of, canonical_value
 from .dims import DimExpr
 
 _ids = itertools.count()
@@ -129,7 +129,9 @@ def as_atom(value):
         return value
     if isinstance(value, Lit):
         return value
-    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray, DimExpr)):
+    if isinstance(value, (np.generic, np.ndarray)):
+        return Lit(canonical_value(value))
+    if isinstance(value, (bool, int, float, complex, DimExpr)):
         return Lit(value)
     raise TypeError(f"not an array value: {type(value).__name__}")
 

@@ -1,12 +1,15 @@
 """Array creation: `asarray` (also from nested lists holding abstract values), `zeros`/`ones`/
 `full`/`empty` and their `_like` forms, `arange`, `linspace`, `eye`, `tri`.
 
-Dtypes follow NumPy 2: the default float is float64, and a fill value's dtype follows NEP 50.
+Dtypes follow NumPy 2: the default float is float64, and a fill value's dtype follows NEP 50;
+without `jax_enable_x64` every 64-bit dtype is narrowed to 32 bits as in JAX (in `bind`).
 Under compilation every function here records its equations (a constant becomes a `convert` of a
 literal), so its result is always an abstract array with the array methods (`.at`, `.sum`...).
 """
 import numpy as np
 
+from ..core.array import as_array
+from ..core.avals import canonical_value
 from ..core.dims import DimExpr
 from ..core.prims.elementwise import broadcast_shapes
 from . import _util as u
@@ -20,9 +23,9 @@ def asarray(a, dtype=None, copy=None):
         return a if dtype in (None, a.dtype) else bind("convert", a, dtype=dtype.name)
     if isinstance(a, (list, tuple)) and _holds_abstract(a):
         return _stack_nested(a, dtype)
-    constant = np.asarray(a, dtype)
+    constant = canonical_value(np.asarray(a, dtype))
     if u.current_builder() is None and not copy:
-        return constant
+        return as_array(constant)
     return bind("convert", constant, dtype=constant.dtype.name)
 
 
