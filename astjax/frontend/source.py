@@ -119,20 +119,42 @@ def _find_def(parsed: ParsedFile, code, name: str):
 
 
 def _find_lambda(parsed: ParsedFile, code):
+    """The lambda on the code's first line whose parameters are the code's and whose body is
+    the innermost one holding the code's first position (lambdas nest: `lambda x: g(lambda
+    y: ...)` on one line)."""
+    candidates = [node for node in _nodes(parsed.module, m.Lambda())
+                  if parsed.positions[node].start.line == code.co_firstlineno]
+    named = [n for n in candidates if _lambda_params(n) == _code_params(code)]
+    candidates = named or candidates
     body_pos = next((p for p in code.co_positions() if p[0] is not None and p[3]), None)
-    candidates = []
-    for node in _nodes(parsed.module, m.Lambda()):
-        pos = parsed.positions[node]
-        if pos.start.line == code.co_firstlineno:
-            candidates.append(node)
     if len(candidates) <= 1 or body_pos is None:
         return candidates[0] if candidates else None
-    for node in candidates:
-        body = parsed.positions[node.body]
-        if (body.start.line, body.start.column) <= (body_pos[0], body_pos[2]) <= \
-                (body.end.line, body.end.column):
-            return node
-    return candidates[0]
+    holding = [n for n in candidates if _holds(parsed.positions[n.body], body_pos)]
+    if not holding:
+        return candidates[0]
+    return min(holding, key=lambda n: _extent(parsed.positions[n.body]))
+
+
+def _lambda_params(node) -> tuple:
+    p = node.params
+    names = [q.name.value for q in (*p.posonly_params, *p.params, *p.kwonly_params)]
+    names += [q.name.value for q in (p.star_arg, p.star_kwarg) if isinstance(q, cst.Param)]
+    return tuple(names)
+
+
+def _code_params(code) -> tuple:
+    count = code.co_argcount + code.co_kwonlyargcount + \
+        bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    return tuple(code.co_varnames[:count])
+
+
+def _holds(span, pos) -> bool:
+    return (span.start.line, span.start.column) <= (pos[0], pos[2]) <= \
+        (span.end.line, span.end.column)
+
+
+def _extent(span) -> tuple:
+    return (span.end.line - span.start.line, span.end.column - span.start.column)
 
 
 def _nodes(module: cst.Module, matcher):
