@@ -87,3 +87,34 @@ def test_a_cache_root_that_cannot_be_written_falls_back(tmp_path, env):
 def test_generated_modules_are_readable_by_others(built):
     for path in glob.glob(str(built / "astjax-cache" / "*" / "*.py")):
         assert os.stat(path).st_mode & 0o044 == 0o044
+
+
+def _can_mount_read_only() -> bool:
+    """Read-only bind mounts in a private mount namespace (root, where the machine allows)."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        return False
+    probe = 'd=$(mktemp -d) && mount --bind "$d" "$d" && mount -o remount,bind,ro "$d"'
+    done = subprocess.run(["unshare", "-m", "sh", "-c", probe], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not _can_mount_read_only(), reason="needs read-only bind mounts (root)")
+@pytest.mark.parametrize("read_only", ["numba", "root"])
+def test_read_only_cache_and_home_still_compile(tmp_path, env, read_only):
+    """A read-only home and a read-only cache (the whole root, or only its Numba folder, so
+    that Numba finds neither __pycache__ nor a user cache: "no locator available")."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in ("numba-cache", "astjax-cache/numba/__pycache__"):
+        shutil.rmtree(tmp_path / name, ignore_errors=True)
+    frozen = tmp_path / "astjax-cache" / ("numba" if read_only == "numba" else "")
+    mounts = " && ".join(f"mount --bind {p} {p} && mount -o remount,bind,ro {p}"
+                         for p in (home, frozen))
+    env = {k: v for k, v in env.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    env["HOME"] = str(home)
+    done = subprocess.run(["unshare", "-m", "sh", "-c", f"{mounts} && exec {sys.executable} "
+                           f"{PROGRAM}"], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [float(v) for v in done.stdout.split()] == pytest.approx([EXPECTED, EXPECTED])
+    assert done.stderr.count("astjax:") == 1  # one warning says where the code went
+    assert not os.listdir(home)

@@ -35,6 +35,8 @@ import llvmlite  # noqa: E402
 import numba  # noqa: E402
 import numba.core.errors  # noqa: E402
 
+from .cache_locator import ensure_locator  # noqa: E402  (first: before any cache=True)
+
 from astjax.core.files import cache_root, discard, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
@@ -267,6 +269,7 @@ def _load(path: str, name: str, consts: dict):
     """Import the generated file; its constants are set before any function compiles."""
     if name in sys.modules:
         return sys.modules[name]
+    ensure_locator(path)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(consts)
