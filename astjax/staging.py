@@ -14,6 +14,7 @@ from .core.ir import Var
 from .frontend.interpreter import as_interpretable
 from .frontend.values import UserFunction
 from .compiled import JitFunction
+from .errors import ConcretizationError
 from .tree_util import leaf_paths, tree_flatten
 
 
@@ -29,6 +30,17 @@ class Transformed:
             return self.abstract_call(*args, **kwargs)
         if self._jitted is None:
             self._jitted = JitFunction(self, (), ())
+        try:
+            return self._jitted(*args, **kwargs)
+        except ConcretizationError:
+            static = _python_ints(args)
+            if not static:
+                raise
+        # JAX runs a transformation called from Python on concrete values of the arguments it
+        # does not transform: an int argument can fix a shape or stop a recursion. astjax
+        # compiles them as arrays first (one compilation for all values); where that needs
+        # the value, Python ints and bools are compiled as static values from then on.
+        self._jitted = JitFunction(self, static, ())
         return self._jitted(*args, **kwargs)
 
     @property
@@ -38,6 +50,11 @@ class Transformed:
 
     def abstract_call(self, *args, **kwargs):
         raise NotImplementedError
+
+
+def _python_ints(args) -> tuple:
+    """Positions of the Python ints and bools among args (never differentiated or batched)."""
+    return tuple(i for i, a in enumerate(args) if isinstance(a, (bool, int)))
 
 
 def interpretable(fun):

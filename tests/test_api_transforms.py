@@ -156,3 +156,25 @@ def test_eager_scan_hands_the_body_array_slices():
     assert all(isinstance(x, np.ndarray) and x.shape == () for x in slices)
     total = lax.fori_loop(0, 3, lambda i, v: v + i, np.float32(0.5))
     assert total == 3.5 and np.asarray(total).dtype == np.float32  # the index stays weak
+
+
+def _ones_sum(x, n):
+    return jnp.sum(jnp.ones(n) * x ** 2)
+
+
+def _power(x, n):
+    if n == 0:
+        return 1.0
+    return x * _power(x, n - 1)
+
+
+def test_int_arguments_keep_their_values_as_in_jax():
+    """grad/vmap called from Python see a Python int argument's value, as JAX's do: it can
+    fix a shape or end a recursion (JAX oracle: d/dx n x^2 = 2 n x, d/dx x^n = n x^(n-1))."""
+    for n in (1, 3, 4):
+        assert astjax.grad(_ones_sum)(2.0, n) == pytest.approx(4.0 * n)
+        assert astjax.grad(_power)(2.0, n) == pytest.approx(n * 2.0 ** (n - 1))
+    xs = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(astjax.vmap(_power, in_axes=(0, None))(xs, 3), xs ** 3)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(_ones_sum), in_axes=(0, None))(xs, 2),
+                               4.0 * xs)
