@@ -94,3 +94,30 @@ def loop_until_large(x):
     while jnp.sum(y * y) < 10.0:
         y = y * y + 0.5 * y + jnp.flip(y) * 0.1
     return jnp.sin(y).sum()
+
+
+def _fori_step(i, c):
+    return jnp.sin(c) + c * 0.5
+
+
+def fori_from_argument(x):
+    """A fixed-length loop whose carry starts as the argument: every derivative of its
+    gradient flows through the loop's tape."""
+    return lax.fori_loop(0, 3, _fori_step, x)
+
+
+def scan_from_literal(x):
+    """A scan whose float carry starts as a literal (no tangent of its own)."""
+    def step(c, xi):
+        return c * jnp.cos(xi) + xi * xi, c
+    c, _ = lax.scan(step, 1.0, x)
+    return c
+
+
+def counted_loop(x, limit):
+    """A while loop whose trip count depends on a second argument, not on x."""
+    n = 0.0
+    while n < limit:
+        x = jnp.sin(x) * 1.5 + x
+        n = n + 1.0
+    return x

@@ -149,3 +149,52 @@ def test_hessian_through_a_data_dependent_while_loop(backend):
     np.testing.assert_allclose(hess, fd, rtol=1e-5)
     np.testing.assert_allclose(astjax.jit(astjax.jacfwd(grad), backend=backend)(x), hess,
                                rtol=1e-12)
+
+
+def _fd(f, x, eps=1e-4):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+@pytest.mark.parametrize("x", [0.7, 1.3])
+def test_reverse_over_reverse_through_a_fixed_loop_started_from_the_argument(x):
+    """Every derivative of the gradient flows through the loop's tape (the tape's cotangents
+    join the carry's in the sweep), also when a carry starts as a literal."""
+    x = np.float64(x)
+    for f in (cases.fori_from_argument, lambda v: cases.scan_from_literal(v * np.ones(3))):
+        g = astjax.grad(f)
+        gg = astjax.grad(g)
+        np.testing.assert_allclose(gg(x), _fd(g, x), rtol=1e-6)
+        np.testing.assert_allclose(astjax.jacfwd(g)(x), gg(x), rtol=1e-12)
+        np.testing.assert_allclose(astjax.grad(gg)(x), _fd(gg, x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("x", [0.7, 1.3, 12.0])  # several trip counts, and none
+def test_third_and_fourth_derivatives_through_a_data_dependent_while_loop(backend, x):
+    """grad of grad of grad (and once more) through the loop's tape, when the loop's
+    condition reads the differentiated carry and when it does not."""
+    x = np.float64(x)
+    for f in (cases.data_dependent_loop, lambda v: cases.counted_loop(v, 3.5)):
+        g2 = astjax.grad(astjax.grad(f))
+        g3 = astjax.jit(astjax.grad(g2), backend=backend)
+        g4 = astjax.jit(astjax.grad(astjax.grad(g2)), backend=backend)
+        np.testing.assert_allclose(g3(x), _fd(g2, x), rtol=1e-5, atol=1e-9)
+        np.testing.assert_allclose(g4(x), _fd(astjax.grad(g2), x), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "xla"])
+def test_third_derivatives_through_a_while_loop_batched_and_as_jacobians(backend):
+    """jacrev of hessian through a vector while loop (against differences of the hessian),
+    and vmap of a third derivative with a different trip count per lane (against a Python
+    loop of per-example derivatives)."""
+    f = cases.loop_until_large
+    x = np.array([1.3, 0.7])
+    hess = astjax.hessian(f)
+    third = astjax.jit(astjax.jacrev(astjax.hessian(f)), backend=backend)(x)
+    eps = 1e-5
+    fd = np.stack([(hess(x + eps * e) - hess(x - eps * e)) / (2 * eps) for e in np.eye(2)], -1)
+    np.testing.assert_allclose(third, fd, rtol=1e-5, atol=1e-6)
+    g3 = astjax.grad(astjax.grad(astjax.grad(cases.data_dependent_loop)))
+    xs = np.array([0.7, 1.3, 4.0, 11.0])  # 5, 4, 2 and 0 trips
+    batched = astjax.jit(astjax.vmap(g3), backend=backend)(xs)
+    np.testing.assert_allclose(batched, [g3(v) for v in xs], rtol=1e-12)

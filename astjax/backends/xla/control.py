@@ -4,64 +4,12 @@ The reverse sweep of a data-dependent while loop needs a tape of its carries who
 the trip count, known only at run time, while XLA's shapes are static. A taped loop here writes
 into a buffer of `capacity` rows and counts its trips; when a run needed more rows, the
 function reports it and is compiled again with room enough (see `Tapes`)."""
-from dataclasses import dataclass
-
 import numpy as np
 
 from astjax.errors import TransformError
 
-from .emit import LOWER, Value
-
-
-@dataclass(frozen=True)
-class Tape:
-    """A while loop's tape: `buffer` holds rows 0..count-1 of its capacity."""
-    buffer: Value
-    count: Value
-
-    @property
-    def shape(self):
-        return (-1,) + self.buffer.shape[1:]
-
-    @property
-    def dtype(self):
-        return self.buffer.dtype
-
-    @property
-    def name(self):
-        return self.buffer.name
-
-
-@dataclass(frozen=True)
-class MovedTape:
-    """A tape with its trip axis moved off axis 0 (a batched tape, its lanes first): only
-    moved back by another transpose, which gives the tape again."""
-    tape: Tape
-    permutation: tuple
-
-    @property
-    def shape(self):
-        shape = self.tape.shape
-        return tuple(shape[p] for p in self.permutation)
-
-    @property
-    def dtype(self):
-        return self.tape.dtype
-
-    @property
-    def name(self):
-        return self.tape.name
-
-
-def transpose_tape(body, value, permutation):
-    """transpose of a tape (or of a moved one): a moved tape, or a tape when the trip axis
-    comes back to axis 0 (the buffer transposed, its count kept)."""
-    tape, before = (value.tape, value.permutation) if isinstance(value, MovedTape) else \
-        (value, tuple(range(len(value.shape))))
-    composed = tuple(before[p] for p in permutation)
-    if composed[0] != 0:
-        return MovedTape(tape, composed)
-    return Tape(body.transpose(tape.buffer, composed), tape.count)
+from .emit import LOWER
+from .tape import Tape
 
 
 def _branch_region(body, func, operands, out_avals):

@@ -17,11 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from astjax.core.ir import Func, Lit, Var
+from astjax.core import primitives
+from astjax.core.avals import AVal
+from astjax.core.ir import Eqn, Func, Lit, Var
 from astjax.core.prims.elementwise import part_dtype
 from astjax.core.primitives import RuleTable
 from astjax.core.printer import Namer
 from astjax.errors import TransformError
+
+from .tape import MovedTape, Tape
 
 LOWER = RuleTable("xla", "lower(body, eqn, *operands) -> [Value] (one per eqn.outs); operands are "
                          "Values, the equation's literals already made constants")
@@ -276,14 +280,49 @@ class Body:
             raise TransformError(f"the XLA backend has no lowering of lax.{eqn.prim} yet", eqn.loc,
                                  hint='compile this function with backend="numpy"')
         outer, self.loc = self.loc, eqn.loc or self.loc
+        values = [self.atom(a) for a in eqn.ins]
         try:
-            outs = rule(self, eqn, *[self.atom(a) for a in eqn.ins])
+            if primitives.get(eqn.prim).kind == "elementwise" and \
+                    any(isinstance(v, (Tape, MovedTape)) for v in values):
+                outs = self._on_tape_buffers(rule, eqn, values)
+            else:
+                outs = rule(self, eqn, *values)
         finally:
             self.loc = outer
         for var, value in zip(eqn.outs, outs):
             if value.shape != tuple(var.aval.shape) or value.dtype != var.aval.dtype:
                 value = self.coerce([value], var.aval.shape, var.aval.dtype)[0]
             self.env[var.id] = value
+
+    def _on_tape_buffers(self, rule, eqn, values) -> list:
+        """An elementwise equation on while loops' tapes (a third derivative combines their
+        cotangents) runs on the buffers, in the layout the equation sees (a batched tape's
+        trip axis may be moved): rows past the count are computed and never read."""
+        first = next(v for v in values if isinstance(v, (Tape, MovedTape)))
+        tape = first.tape if isinstance(first, MovedTape) else first
+        rows = tape.buffer.shape[0]
+
+        def sized(atom):
+            if not isinstance(atom, Var):
+                return atom
+            a = atom.aval
+            return Var(AVal(tuple(rows if d == -1 else d for d in a.shape), a.dtype, a.weak))
+        shadow = Eqn([sized(o) for o in eqn.outs], eqn.prim, [sized(a) for a in eqn.ins],
+                     eqn.params, eqn.loc, eqn.note)
+        outs = rule(self, shadow, *[self._laid_out(v) for v in values])
+        if isinstance(first, Tape):
+            return [Tape(o, tape.count) for o in outs]
+        back = tuple(sorted(range(len(first.permutation)), key=first.permutation.__getitem__))
+        return [MovedTape(Tape(self.transpose(o, back), tape.count), first.permutation)
+                for o in outs]
+
+    def _laid_out(self, value):
+        """A tape's buffer in the layout of its value (a moved tape's buffer transposed)."""
+        if isinstance(value, Tape):
+            return value.buffer
+        if isinstance(value, MovedTape):
+            return self.transpose(value.tape.buffer, value.permutation)
+        return value
 
     def sub(self, func: Func, inputs: list) -> list:
         """A nested function's outputs, written inline into this body (calls, custom rules)."""

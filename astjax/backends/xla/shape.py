@@ -1,5 +1,5 @@
 """Shape primitives: each is one StableHLO operation."""
-from .control import MovedTape, Tape, transpose_tape
+from .tape import MovedTape, Tape, transpose_tape
 from .emit import LOWER, i64_array
 
 

@@ -6,17 +6,14 @@ dtypes), so compiled code gets exactly the dtypes eager NumPy would give.
 import numpy as np
 import scipy.special as sp
 
-from ...errors import ShapeError, TransformError
+from ...errors import ShapeError
 from ..avals import AVal, _WEAK_STAND_IN
 from ..primitives import define
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    if any(d < 0 for s in shapes for d in s):
-        raise TransformError("a while loop's tape (its length is known only at run time) "
-                             "cannot be combined elementwise: derivatives of third order or "
-                             "more through a while loop are not supported yet",
-                             hint="use a fori_loop / scan with a fixed trip count")
+    # A -1 is the length of a while loop's tape, known when the loop runs: the arrays a rule
+    # combines with a tape are of the same loop, so their -1s are the same length.
     rank = max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(rank):  # NumPy's rule, axes aligned from the right; sizes may be symbolic

@@ -72,10 +72,14 @@ def _while_taped_jvp(primals, tangents, cond, body):
 
 
 def _carry_dots(body, primals, tangents) -> list:
-    """A tangent for every carry the body differentiates (a float carry may start as a
-    literal): the given one, or zeros."""
+    return _param_dots(body.params, primals, tangents)
+
+
+def _param_dots(params, primals, tangents) -> list:
+    """A tangent for every parameter the body differentiates (a float carry may start as a
+    literal, which has none): the given one, or zeros."""
     return [t if t is not None else zeros_like(p)
-            for p, t, param in zip(primals, tangents, body.params) if differentiable(param)]
+            for p, t, param in zip(primals, tangents, params) if differentiable(param)]
 
 
 @JVP.register("scan")
@@ -89,7 +93,9 @@ def _scan_jvp(primals, tangents, body, num_consts, num_carry, length, reverse=Fa
     params, operands = [], []
     for start, stop in groups:  # each group's primals, then its tangents
         params += body.params[start:stop] + [dot_of[i] for i in range(start, stop) if i in dot_of]
-        operands += list(primals[start:stop]) + _dots(primals[start:stop], tangents[start:stop])
+        operands += list(primals[start:stop]) + _param_dots(body.params[start:stop],
+                                                            primals[start:stop],
+                                                            tangents[start:stop])
     n_out = len(body.outs)
     out_dot = iter(body_jvp.outs[n_out:])
     dot_out = {i: next(out_dot) for i, o in enumerate(body.outs) if differentiable(o)}
@@ -187,15 +193,23 @@ def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False
     n_c = sum(wrt[:num_consts])
     carry_mask = wrt[num_consts:num_consts + num_carry]
     n_carry_bars = sum(carry_mask)
-    n_tape, n_x = len(tape), len(xs)
+    n_tape, n_x, n_y = len(tape), len(xs), len(ys_bar)
+    # The tape itself has cotangents when a higher derivative differentiates the sweep that
+    # read it: tape entry k is the carry at the start of step k, so its cotangent joins that
+    # carry's after the body's VJP of step k.
+    tape_cts = [(j, c) for j, (c, w) in enumerate(zip(cts[num_carry + n_ys:], carry_mask))
+                if w and c is not None]
 
     def step(state, slices):
         consts_bar, c_bar = state[:n_c], state[n_c:]
-        carry_k, x_k, y_bar_k = slices[:n_tape], slices[n_tape:n_tape + n_x], slices[n_tape + n_x:]
+        carry_k, x_k = slices[:n_tape], slices[n_tape:n_tape + n_x]
+        y_bar_k, tape_bar_k = slices[n_tape + n_x:n_tape + n_x + n_y], slices[n_tape + n_x + n_y:]
         seeds = [s for s, d in zip(list(c_bar) + list(y_bar_k), diff_outs) if d]
         bars = inline(body_bars, list(consts) + list(carry_k) + list(x_k) + seeds)
         const_part, rest = bars[:n_c], bars[n_c:]
         new_c_bar = _scatter_mask(rest[:n_carry_bars], carry_mask, c_bar)
+        for (j, _), t_bar in zip(tape_cts, tape_bar_k):
+            new_c_bar[j] = bind("add", new_c_bar[j], t_bar)
         summed = [bind("add", a, b) for a, b in zip(consts_bar, const_part)]
         return summed + list(new_c_bar), list(rest[n_carry_bars:])
 
@@ -205,10 +219,11 @@ def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False
              + [f"{_name(p)}_bar" for p in carry_params])
     x_names = ([_name(p) for p in carry_params] + [_name(p) for p in body.params[num_consts
                                                                                  + num_carry:]]
-               + [f"{_name(y)}_bar" for y in ys_out])
+               + [f"{_name(y)}_bar" for y in ys_out]
+               + [f"{_name(carry_params[j])}_tape_bar" for j, _ in tape_cts])
     final, xs_bar = scan_of(step, [zeros_like(c) for c in diff_consts] + carry_bar,
-                            list(tape) + list(xs) + ys_bar, reverse=not reverse, length=length,
-                            names=names, x_names=x_names)
+                            list(tape) + list(xs) + ys_bar + [c for _, c in tape_cts],
+                            reverse=not reverse, length=length, names=names, x_names=x_names)
     consts_bar, c_bar = final[:n_c], final[n_c:]
     bars = list(consts_bar) + [b for b, w in zip(c_bar, carry_mask) if w] + list(xs_bar)
     it = iter(bars)

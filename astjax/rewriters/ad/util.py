@@ -18,11 +18,9 @@ def differentiable(atom) -> bool:
 
 def zeros_like(atom):
     a = aval(atom)
-    if any(d < 0 for d in a.shape):  # a while loop's tape: its length is known only at run time
-        raise TransformError("differentiating through a while loop's reverse sweep (a second "
-                             "derivative through a while loop) is not supported yet",
-                             hint="use a fori_loop / scan with a fixed trip count for higher-"
-                                  "order derivatives")
+    if any(d < 0 for d in a.shape):  # a while loop's tape: its length is known at run time,
+        zero = np.zeros((), a.dtype)  # so the zeros take their shape from the tape itself
+        return bind("select", bind("eq", atom, atom), zero, zero)
     return bind("full", 0, shape=a.shape, dtype=a.dtype.name)
 
 

@@ -89,7 +89,8 @@ def _backward(eqn: Eqn, cts: dict, builder: Builder, from_branch: set = None) ->
     builder.loc, builder.note = eqn.loc, "grad of"
     from_branch = set() if from_branch is None else from_branch
     branchy = any(isinstance(c, Var) and c.id in from_branch for c in out_cts)
-    out_cts = [c if c is not None or not differentiable(v) or _dynamic(v) else zeros_like(v)
+    tape = set(_tape_ids(eqn))
+    out_cts = [c if c is not None or not differentiable(v) or v.id in tape else zeros_like(v)
                for c, v in zip(out_cts, eqn.outs)]  # (a tape without cotangent stays None)
     prim = primitives.get(eqn.prim)
     if prim.multiple_results:
@@ -130,9 +131,12 @@ def _broadcast_to(atom, shape):
                 broadcast_dimensions=tuple(range(len(shape) - a.ndim, len(shape))))
 
 
-def _dynamic(var) -> bool:
-    """A while loop's tape: its length is known only when the loop runs."""
-    return any(d < 0 for d in var.aval.shape)
+def _tape_ids(eqn: Eqn):
+    """The ids of a loop's tape outputs (a tape without cotangents is left without)."""
+    if eqn.prim == "while_loop_taped":
+        return [v.id for v in eqn.outs[len(eqn.ins):]]
+    n_tape = eqn.params.get("num_tape", 0) if eqn.prim == "scan" else 0
+    return [v.id for v in eqn.outs[len(eqn.outs) - n_tape:]] if n_tape else []
 
 
 def _taped(eqn: Eqn) -> Eqn:
