@@ -3,14 +3,13 @@
 `jax_enable_x64` chooses the dtypes. On (astjax's default, set `JAX_ENABLE_X64=0` to change
 it) values keep NumPy's dtypes: a Python float or `jnp.ones(3)` is float64. Off (JAX's
 default), no value is 64 bits wide: arguments, constants, creation functions and promotion
-give the 32-bit dtypes JAX gives (see `core.avals.canonical_dtype`). `jax_disable_jit` (or the
+give the 32-bit dtypes JAX gives (see `core.avals.canonical_dtype`, which reads the flag). `jax_disable_jit` (or the
 `disable_jit()` context) makes `jit`-compiled functions run as plain Python on concrete
 arrays. Other flags are recorded and have no effect."""
 import contextlib
 import os
 import warnings
 
-from .core.avals import set_x64, x64
 
 
 def _env_flag(name: str, default: bool) -> bool:
@@ -25,15 +24,12 @@ def _env_flag(name: str, default: bool) -> bool:
 _FLAGS: dict = {"jax_enable_x64": _env_flag("JAX_ENABLE_X64", True)}
 _KNOWN = {"jax_enable_x64", "jax_platform_name", "jax_platforms", "jax_debug_nans",
           "jax_default_matmul_precision", "jax_disable_jit"}
-set_x64(_FLAGS["jax_enable_x64"])
 
 
 def update(name: str, value) -> None:
     if name not in _KNOWN:
         warnings.warn(f"astjax ignores the JAX flag {name!r}", stacklevel=2)
     _FLAGS[name] = value
-    if name == "jax_enable_x64":
-        set_x64(value)
 
 
 def read(name: str):
@@ -41,13 +37,13 @@ def read(name: str):
 
 
 def x64_enabled() -> bool:
-    return x64()
+    return bool(_FLAGS["jax_enable_x64"])
 
 
 @contextlib.contextmanager
 def enable_x64(enabled: bool = True):
     """Within the block, `jax_enable_x64` is `enabled` (what `jax.enable_x64` does)."""
-    outer = x64()
+    outer = x64_enabled()
     update("jax_enable_x64", enabled)
     try:
         yield

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import x64_enabled as x64
 from .dims import DimExpr
 
 
@@ -38,15 +39,6 @@ class AVal:
 # results are narrowed to 32 bits where they enter (`canonical_value`), the `dtype` a function
 # asks for is narrowed (`canonical_dtype`), and a result that a primitive's NumPy rule would
 # widen (int32 + float32) is converted back, so all math follows JAX's 32-bit dtypes.
-_x64 = [True]
-
-
-def x64() -> bool:
-    return _x64[0]
-
-
-def set_x64(enabled: bool) -> None:
-    _x64[0] = bool(enabled)
 
 
 _NARROW = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32),
@@ -56,7 +48,7 @@ _NARROW = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.f
 def canonical_dtype(dtype) -> np.dtype:
     """dtype as values have it now: unchanged with x64, else 64-bit kinds narrowed to 32."""
     dtype = np.dtype(dtype)
-    if _x64[0] or dtype.kind not in _NARROW or dtype.itemsize <= _NARROW[dtype.kind].itemsize:
+    if x64() or dtype.kind not in _NARROW or dtype.itemsize <= _NARROW[dtype.kind].itemsize:
         return dtype
     return _NARROW[dtype.kind]
 
@@ -64,7 +56,7 @@ def canonical_dtype(dtype) -> np.dtype:
 def canonical_value(value):
     """A concrete NumPy value in its canonical dtype (a copy only when it narrows); Python
     scalars stay as they are: they are weakly typed and take their partner's dtype."""
-    if _x64[0] or not isinstance(value, (np.ndarray, np.generic)):
+    if x64() or not isinstance(value, (np.ndarray, np.generic)):
         return value
     dtype = canonical_dtype(value.dtype)
     return value if dtype == value.dtype else value.astype(dtype)

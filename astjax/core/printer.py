@@ -23,14 +23,17 @@ class Namer:
     def __init__(self, taken=()):
         self.names: dict = {}
         self.used = set(taken) | RESERVED
+        self._next: dict = {}  # base -> the suffix to try next (so a common base stays O(1))
 
     def fresh(self, base: str) -> str:
         base = _identifier(base)
-        name, n = base, 0
+        n = self._next.get(base, 0)
+        name = base if n == 0 else f"{base}_{n}"
         while name in self.used:
             n += 1
             name = f"{base}_{n}"
         self.used.add(name)
+        self._next[base] = n + 1
         return name
 
     def bind(self, var: Var, base: str) -> str:

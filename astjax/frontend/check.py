@@ -405,6 +405,7 @@ class _Names:
     def __init__(self, file: ParsedFile):
         self.file = file
         self._accesses: dict = {}  # id(scope) -> {id(Name node): its referents}
+        self._summaries: dict = {}  # (id(scope), name) -> what its accesses refer to
 
     def home(self, name):
         return _home_of(self.file.scopes.get(name))
@@ -421,20 +422,63 @@ class _Names:
         refs = self.referents(name)
         if refs is None:
             return "unknown"
+        # Classify each set of referents once (a name rebound n times and read m times would
+        # otherwise cost n * m). libcst gives an access the bindings of its name in one scope:
+        # in its own scope those before it (a prefix: its length names it), else all of an
+        # enclosing scope's.
+        some = next(iter(refs), None)
+        key = (id(self.file.scopes.get(name)), name.value, len(refs),
+               id(some.scope) if some is not None else None)
+        summary = self._summaries.get(key)
+        if summary is None:
+            summary = self._summaries[key] = self._summarise(refs, self.home(name))
+        if isinstance(summary, str):
+            return summary
+        return "local" if self._rebound_before(summary, name) else "param"
+
+    def _summarise(self, refs, home):
+        """The kind of every access with these referents, or, for a parameter also rebound
+        in the function, per enclosing block the earliest rebinding (where a rebinding that
+        surely runs first makes an access 'local')."""
         if not refs:
             return "undefined"
         if any(isinstance(r, BuiltinAssignment) for r in refs):
             return "builtin"
         if all(_is_definition(r) for r in refs):
             return "definition"
-        home = self.home(name)
         mine = [r for r in refs if _home_of(r.scope) is home]
         if not mine:
             return "global" if all(isinstance(r.scope, GlobalScope) for r in refs) else "closure"
-        if any(isinstance(r.node, cst.Param) for r in mine) and not any(
-                self._dominates(r.node, name) for r in mine if not isinstance(r.node, cst.Param)):
-            return "param"
-        return "local"
+        if not any(isinstance(r.node, cst.Param) for r in mine):
+            return "local"
+        earliest: dict = {}  # id(block) -> (line, column) of its first rebinding statement
+        for r in mine:
+            if isinstance(r.node, cst.Param):
+                continue
+            statement, block = self._statement_and_block(r.node)
+            if block is not None:
+                start = self.file.positions[statement].start
+                at = (start.line, start.column)
+                earliest[id(block)] = min(earliest.get(id(block), at), at)
+        return earliest
+
+    def _statement_and_block(self, node):
+        statement = node
+        while statement is not None and \
+                not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            statement = self.file.parents.get(statement)
+        return statement, self.file.parents.get(statement)
+
+    def _rebound_before(self, earliest: dict, use) -> bool:
+        """Whether a rebinding surely runs before `use`: earlier, in a block enclosing it."""
+        here = self.file.positions[use].start
+        node = self.file.parents.get(use)
+        while node is not None:
+            at = earliest.get(id(node))
+            if at is not None and at < (here.line, here.column):
+                return True
+            node = self.file.parents.get(node)
+        return False
 
     def io_module(self, func):
         """The I/O module a called expression belongs to (by its imports), or None."""
@@ -449,24 +493,6 @@ class _Names:
                 if ".".join(parts[:n]) in _IO_MODULES and len(parts) > 1:
                     return ".".join(parts[:n])
         return None
-
-    def _dominates(self, binding, use) -> bool:
-        """Whether `binding` surely runs before `use`: earlier, in a block that encloses it."""
-        statement = binding
-        while statement is not None and \
-                not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            statement = self.file.parents.get(statement)
-        block = self.file.parents.get(statement)
-        if block is None:
-            return False
-        here = self.file.positions[use].start
-        there = self.file.positions[statement].start
-        if (there.line, there.column) >= (here.line, here.column):
-            return False
-        node = use
-        while node is not None and node is not block:
-            node = self.file.parents.get(node)
-        return node is block
 
 
 def _home_of(scope):
