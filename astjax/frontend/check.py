@@ -404,58 +404,75 @@ class _Names:
 
     def __init__(self, file: ParsedFile):
         self.file = file
-        self._accesses: dict = {}  # id(scope) -> {id(Name node): its referents}
         self._summaries: dict = {}  # (id(scope), name) -> what its accesses refer to
 
     def home(self, name):
         return _home_of(self.file.scopes.get(name))
 
     def referents(self, name):
+        """The bindings a read of `name` may see (None when `name` is not a read)."""
         scope = self.file.scopes.get(name)
-        if scope is None:
+        if scope is None or self.file.contexts.get(name) is not ExpressionContext.LOAD:
             return None
-        if id(scope) not in self._accesses:
-            self._accesses[id(scope)] = {id(a.node): a.referents for a in scope.accesses}
-        return self._accesses[id(scope)].get(id(name))
+        if name.value in scope:
+            return scope[name.value]
+        dotted = self._dotted_binding(name, scope)  # `os` of `os.path.join` after import os.path
+        return scope[dotted] if dotted is not None else set()
+
+    def _dotted_binding(self, name, scope):
+        """The dotted name (`os.path`) a read of `name` starts that the scope binds, if any."""
+        full, node = name.value, name
+        parent = self.file.parents.get(node)
+        while isinstance(parent, cst.Attribute) and parent.value is node:
+            full = f"{full}.{parent.attr.value}"
+            if full in scope:
+                return full
+            node, parent = parent, self.file.parents.get(parent)
+        return None
 
     def kind(self, name) -> str:
         refs = self.referents(name)
         if refs is None:
             return "unknown"
-        # Classify each set of referents once (a name rebound n times and read m times would
-        # otherwise cost n * m). libcst gives an access the bindings of its name in one scope:
-        # in its own scope those before it (a prefix: its length names it), else all of an
-        # enclosing scope's.
-        some = next(iter(refs), None)
-        key = (id(self.file.scopes.get(name)), name.value, len(refs),
-               id(some.scope) if some is not None else None)
+        if not refs:
+            return "undefined"
+        # A read sees the bindings of its name in one scope (its function's, or an enclosing
+        # one's): classify once per name and scope of its bindings (a name rebound n times
+        # and read m times would otherwise cost n * m); a parameter's rebindings are told
+        # apart by where they are.
+        where = next(iter(refs)).scope
+        key = (id(self.file.scopes.get(name)), name.value, id(where))
         summary = self._summaries.get(key)
         if summary is None:
-            summary = self._summaries[key] = self._summarise(refs, self.home(name))
+            own = _home_of(where) is self.home(name)
+            summary = self._summaries[key] = \
+                self._own(where.assignments[name.value]) if own else self._outer(refs)
         if isinstance(summary, str):
             return summary
         return "local" if self._rebound_before(summary, name) else "param"
 
-    def _summarise(self, refs, home):
-        """The kind of every access with these referents, or, for a parameter also rebound
-        in the function, per enclosing block the earliest rebinding (where a rebinding that
-        surely runs first makes an access 'local')."""
-        if not refs:
-            return "undefined"
+    @staticmethod
+    def _outer(refs) -> str:
+        """The kind of a name bound only outside the function."""
         if any(isinstance(r, BuiltinAssignment) for r in refs):
             return "builtin"
         if all(_is_definition(r) for r in refs):
             return "definition"
-        mine = [r for r in refs if _home_of(r.scope) is home]
-        if not mine:
-            return "global" if all(isinstance(r.scope, GlobalScope) for r in refs) else "closure"
-        if not any(isinstance(r.node, cst.Param) for r in mine):
+        return "global" if all(isinstance(r.scope, GlobalScope) for r in refs) else "closure"
+
+    def _own(self, bindings):
+        """The kind of a name the function binds: 'definition', 'local', or, for a parameter
+        also rebound in the function, per enclosing block the earliest rebinding (a rebinding
+        that surely runs before an access makes it 'local')."""
+        if all(_is_definition(b) for b in bindings):
+            return "definition"
+        if not any(isinstance(b.node, cst.Param) for b in bindings):
             return "local"
         earliest: dict = {}  # id(block) -> (line, column) of its first rebinding statement
-        for r in mine:
-            if isinstance(r.node, cst.Param):
+        for b in bindings:
+            if isinstance(b.node, cst.Param):
                 continue
-            statement, block = self._statement_and_block(r.node)
+            statement, block = self._statement_and_block(b.node)
             if block is not None:
                 start = self.file.positions[statement].start
                 at = (start.line, start.column)

@@ -15,6 +15,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
                              PositionProvider, ScopeProvider)
+from libcst.metadata.scope_provider import ScopeVisitor
 
 from ..errors import SourceLoc, SourceUnavailableError
 
@@ -66,12 +67,26 @@ def parse_text(path: str, text: str) -> ParsedFile:
     return _parse(path, text, hashlib.sha256(text.encode()).hexdigest())
 
 
+class BindingScopeProvider(ScopeProvider):
+    """libcst's scopes and their bindings, without resolving every read up front.
+
+    ScopeProvider ends by pairing each read of a name with each binding of that name in its
+    scope (O(reads x rebinds): 2.4 s of a 1,000-statement function that rebinds one name
+    throughout, 9 s at 3,000). The front end asks about the reads it checks, through the
+    scope's public lookup (`scope[name]`: the bindings a read there may see), so that pass
+    is left out and parsing stays linear."""
+
+    def visit_Module(self, node: cst.Module):
+        node.visit(ScopeVisitor(self))
+
+
 def _parse(path: str, text: str, digest: str) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-    meta = wrapper.resolve_many([PositionProvider, ScopeProvider, ParentNodeProvider,
+    meta = wrapper.resolve_many([PositionProvider, BindingScopeProvider, ParentNodeProvider,
                                  ExpressionContextProvider])
     return ParsedFile(path, text, digest, wrapper.module, meta[PositionProvider],
-                      meta[ScopeProvider], meta[ParentNodeProvider], meta[ExpressionContextProvider])
+                      meta[BindingScopeProvider], meta[ParentNodeProvider],
+                      meta[ExpressionContextProvider])
 
 
 @dataclass
