@@ -108,8 +108,7 @@ class JitFunction:
                                         self.static_argnames, self._signature)
         leaves, tree = dynamic_leaves(bound, static)
         if not config.x64_enabled():  # 64-bit arguments become 32-bit ones, as in JAX
-            leaves = [canonical_value(x) for x in leaves]
-            _replace_leaves(bound, static, tree, leaves)
+            leaves = [canonical_value(x) for x in leaves]  # (their avals narrow alike)
         symbolic = shape_polymorphism()
         key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
                _static_key(bound, static), config.x64_enabled())
@@ -219,14 +218,6 @@ class Compiled:
 def _read(namespace, name):
     value = namespace[name]
     return canonical_value(value.cell_contents if isinstance(value, types.CellType) else value)
-
-
-def _replace_leaves(bound, static, tree, leaves) -> None:
-    """bound's dynamic arguments rebuilt from `leaves` (their canonical values)."""
-    from .tree_util import tree_unflatten
-    names = [k for k in bound.arguments if k not in static]
-    for name, value in zip(names, tree_unflatten(tree, leaves)):
-        bound.arguments[name] = value
 
 
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))

@@ -3,13 +3,12 @@
 `jax_enable_x64` chooses the dtypes. On (astjax's default, set `JAX_ENABLE_X64=0` to change
 it) values keep NumPy's dtypes: a Python float or `jnp.ones(3)` is float64. Off (JAX's
 default), no value is 64 bits wide: arguments, constants, creation functions and promotion
-give the 32-bit dtypes JAX gives (see `core.avals.canonical_dtype`, which reads the flag). `jax_disable_jit` (or the
-`disable_jit()` context) makes `jit`-compiled functions run as plain Python on concrete
-arrays. Other flags are recorded and have no effect."""
+give the 32-bit dtypes JAX gives (`core.avals.canonical_dtype` reads the flag).
+`jax_disable_jit` (or the `disable_jit()` context) makes `jit`-compiled functions run as plain
+Python on concrete arrays. Other flags are recorded and have no effect."""
 import contextlib
 import os
 import warnings
-
 
 
 def _env_flag(name: str, default: bool) -> bool:

@@ -5,7 +5,7 @@
 `canonicalize_dtype` following the `jax_enable_x64` flag."""
 import numpy as np
 
-from .config import x64_enabled
+from .core.avals import canonical_dtype
 
 
 class extended:
@@ -51,12 +51,8 @@ def issubdtype(a, b) -> bool:
 
 def canonicalize_dtype(dtype) -> np.dtype:
     """The dtype a value of `dtype` has in astjax: 64-bit types narrowed to 32 bits unless
-    `jax_enable_x64` is on."""
-    dtype = np.dtype(dtype)
-    if x64_enabled() or dtype.itemsize < 8 or dtype.kind not in "iufc":
-        return dtype
-    return np.dtype({"i": np.int32, "u": np.uint32, "f": np.float32, "c": np.complex64}
-                    [dtype.kind])
+    `jax_enable_x64` is on (the rule every value follows, `core.avals.canonical_dtype`)."""
+    return canonical_dtype(dtype)
 
 
 def scalar_type_of(x) -> type:

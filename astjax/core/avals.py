@@ -39,8 +39,6 @@ class AVal:
 # results are narrowed to 32 bits where they enter (`canonical_value`), the `dtype` a function
 # asks for is narrowed (`canonical_dtype`), and a result that a primitive's NumPy rule would
 # widen (int32 + float32) is converted back, so all math follows JAX's 32-bit dtypes.
-
-
 _NARROW = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32),
            "c": np.dtype(np.complex64)}
 

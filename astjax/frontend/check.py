@@ -404,7 +404,7 @@ class _Names:
 
     def __init__(self, file: ParsedFile):
         self.file = file
-        self._summaries: dict = {}  # (id(scope), name) -> what its accesses refer to
+        self._summaries: dict = {}  # (read's scope, name, bindings' scope) -> their kind
 
     def home(self, name):
         return _home_of(self.file.scopes.get(name))

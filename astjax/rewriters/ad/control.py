@@ -50,7 +50,7 @@ def _while_jvp(primals, tangents, cond, body):
     body_jvp = jvp_func(body, f"{body.name}_jvp")
     extra = [Var(p.aval, f"{p.hint}_dot") for p in cond.params if differentiable(p)]
     cond_jvp = Func(cond.name, cond.params + extra, cond.eqns, cond.outs, cond.loc)
-    outs = bind("while_loop", *primals, *_carry_dots(body, primals, tangents), cond=cond_jvp,
+    outs = bind("while_loop", *primals, *_param_dots(body.params, primals, tangents), cond=cond_jvp,
                 body=body_jvp)
     return outs[:len(primals)], _spread(outs[len(primals):], body.params)
 
@@ -62,17 +62,13 @@ def _while_taped_jvp(primals, tangents, cond, body):
     body_jvp = jvp_func(body, f"{body.name}_jvp")
     extra = [Var(p.aval, f"{p.hint}_dot") for p in cond.params if differentiable(p)]
     cond_jvp = Func(cond.name, cond.params + extra, cond.eqns, cond.outs, cond.loc)
-    dots = _carry_dots(body, primals, tangents)
+    dots = _param_dots(body.params, primals, tangents)
     outs = bind("while_loop_taped", *primals, *dots, cond=cond_jvp, body=body_jvp)
     n, d = len(primals), len(dots)
     carry, carry_dots = outs[:n], outs[n:n + d]
     tape, tape_dots = outs[n + d:2 * n + d], outs[2 * n + d:]
     return (list(carry) + list(tape),
             _spread(carry_dots, body.params) + _spread(tape_dots, body.params))
-
-
-def _carry_dots(body, primals, tangents) -> list:
-    return _param_dots(body.params, primals, tangents)
 
 
 def _param_dots(params, primals, tangents) -> list:
