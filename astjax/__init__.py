@@ -21,6 +21,7 @@ _API = {
     "vmap": "batching", "pmap": "pmap",
     "devices": "devices", "local_devices": "devices", "device_count": "devices",
     "local_device_count": "devices", "device_put": "devices", "block_until_ready": "devices",
+    "process_index": "distributed", "process_count": "distributed",
     "custom_jvp": "custom", "custom_vjp": "custom", "checkpoint": "custom", "remat": "custom",
     "checkpoint_policies": "custom", "custom_gradient": "custom", "closure_convert": "custom",
     "linearize": "transforms", "linear_transpose": "transforms",
@@ -31,7 +32,7 @@ _API = {
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors",
 }
-_SUBMODULES = ("config", "debug", "dtypes", "lax", "nn", "numpy", "random", "scipy", "tree_util")
+_SUBMODULES = ("config", "debug", "distributed", "dtypes", "lax", "nn", "numpy", "random", "scipy", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -34,6 +34,7 @@ class VMap(Transformed):
             in_axes = tuple(in_axes)
         self.in_axes, self.out_axes, self.axis_size = in_axes, out_axes, axis_size
         self.axis_name = axis_name
+        self.processes = 1  # a pmap across processes: this process maps 1/processes of the axis
         self._keyword_variants: dict = {}
 
     def __call__(self, *args, **kwargs):
@@ -74,13 +75,13 @@ class VMap(Transformed):
             return target(*tree_unflatten(in_tree, full), **kwargs)
 
         dynamic = [x for x, s in zip(examples, static) if not s]
-        with named_axis(self.axis_name, size):  # collectives in the body read its size
+        with named_axis(self.axis_name, size * self.processes):  # collectives read its size
             func, out_tree, captured = func_of(one_example, tuple(dynamic),
                                                getattr(self.fun, "__name__", "f"))
         out_axes = _broadcast_prefix(self.out_axes, tree_unflatten(out_tree, [0] * len(func.outs)),
                                      "out_axes")
         batched = [a is not None for a, s in zip(axes, static) if not s] + [False] * len(captured)
-        with batching_axis(self.axis_name):
+        with batching_axis(self.axis_name, self.processes):
             body, out_b = batch_func(func, batched, size, force=[a is not None for a in out_axes])
         _check_unbatched_outputs(out_b, out_axes)
         outs = inline(body, [x for x, s in zip(moved, static) if not s] + captured)

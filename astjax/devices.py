@@ -18,11 +18,13 @@ def local_devices(backend=None) -> list:
 
 
 def device_count(backend=None) -> int:
-    return len(devices(backend))
+    """The devices of every process of the job (`local_device_count()` on one process)."""
+    from .core import processes
+    return len(devices(backend)) * processes.count()
 
 
 def local_device_count(backend=None) -> int:
-    return device_count(backend)
+    return len(devices(backend))
 
 
 def device_put(x, device=None):

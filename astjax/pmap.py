@@ -11,6 +11,11 @@ mapped axis may not be longer than the devices available (host CPU devices are m
 `XLA_FLAGS=--xla_force_host_platform_device_count=N`). On the NumPy and Numba backends there is
 one device, and pmap computes the same values as `vmap(fun, axis_name=...)` under `jit`. Inside
 a function being compiled (`jit(pmap(f))`, `grad` of a pmapped function) it is that vmap too.
+
+In a multi-process job (`astjax.distributed.initialize()` under mpiexec) each process passes
+its own equal share of the mapped axis; pmap is then that vmap over the share on every backend,
+its collectives combining the share's examples and then every process' results over MPI
+(`core/processes.py`; the batching rules in `rewriters/batching/collective.py`).
 """
 import functools
 
@@ -19,6 +24,7 @@ import numpy as np
 from .batching import VMap, _axis_size, _broadcast_prefix, _in_axes, _leaf_names, _normalise
 from .compiled import default_backend, jit
 from .core.array import as_array
+from .core import processes
 from .core.axes import named_axis
 from .core.bind import current_builder
 from .errors import ShapeError, TransformError
@@ -46,6 +52,7 @@ class PMap:
         self.devices, self.backend = devices, backend
         self._entries: dict = {}
         self._emulated: dict = {}
+        self._checked: set = set()  # argument shapes whose shares were checked across processes
         functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args, **kwargs):
@@ -55,15 +62,22 @@ class PMap:
         if current_builder() is not None:  # inside a compiled function: a named vmap
             return self._vmap(len(args))(*args)
         backend = self.backend or default_backend()
+        if processes.count() > 1:
+            self._check_equal_shares(args)
+            return self._single_device(backend, len(args))(*args)
         if backend != "xla":
             return self._single_device(backend, len(args))(*args)
         return self._replicated(args)
 
     # ------------------------------------------------------------ one device: a named vmap
     def _vmap(self, nargs: int) -> VMap:
+        """pmap as a vmap naming its axis; across processes, a vmap over this process' share
+        of the axis whose collectives combine every process' results."""
         axes = self.in_axes if isinstance(self.in_axes, tuple) else \
             tuple(None if i in self.static else self.in_axes for i in range(nargs))
-        return VMap(self.fun, axes, self.out_axes, axis_name=self.axis_name)
+        mapped = VMap(self.fun, axes, self.out_axes, axis_name=self.axis_name)
+        mapped.processes = processes.count()
+        return mapped
 
     def _single_device(self, backend: str, nargs: int):
         key = (backend, nargs)
@@ -71,6 +85,24 @@ class PMap:
             self._emulated[key] = jit(self._vmap(nargs), static_argnums=self.static,
                                       backend=backend)
         return self._emulated[key]
+
+    def _check_equal_shares(self, args) -> None:
+        """Every process must map as many examples (the collectives exchange equal parts):
+        checked once per argument shapes, by gathering each process' count."""
+        dynamic = [a for i, a in enumerate(args) if i not in self.static]
+        leaves, _ = tree_flatten(tuple(dynamic))
+        shapes = tuple(np.shape(x) for x in leaves)
+        if shapes in self._checked:
+            return
+        axes = self._leaf_axes(args, leaves)
+        size = _axis_size(leaves, axes, _leaf_names(self.fun, tuple(dynamic)), None)
+        counts = processes.allgather(np.int64(size))
+        if len(set(counts.tolist())) != 1:
+            raise ShapeError(f"pmap across {len(counts)} processes needs the same number of "
+                             f"examples in each; they pass {', '.join(map(str, counts))} "
+                             f"(this is process {processes.index()})",
+                             hint="give every process an equal share of the mapped axis")
+        self._checked.add(shapes)
 
     # ------------------------------------------------------------ XLA: one replica per example
     def _replicated(self, args):

@@ -4,6 +4,7 @@ parameters stay replicated and training does not depend on the number of devices
 
     python examples/data_parallel.py --devices 4            # 4 XLA host devices
     python examples/data_parallel.py --devices 1 --backend numpy
+    mpiexec -n 2 python examples/data_parallel.py --mpi --devices 1   # 2 MPI ranks
 
 Written as a JAX program (`import astjax as jax`); it prints the final loss and parameters.
 """
@@ -17,6 +18,9 @@ def parse():
     parser.add_argument("--devices", type=int, default=2)
     parser.add_argument("--backend", default="xla", choices=["xla", "numpy", "numba"])
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--mpi", action="store_true",
+                        help="one process per MPI rank (launch with mpiexec), each with "
+                             "--devices of its own")
     return parser.parse_args()
 
 
@@ -52,17 +56,23 @@ def train_step(params, x, y):
 
 
 def main():
-    n = args.devices
+    if args.mpi:
+        jax.distributed.initialize()
+    n, rank, ranks = args.devices, jax.process_index(), jax.process_count()
     step = jax.pmap(train_step, axis_name="devices", in_axes=(None, 0, 0), out_axes=(None, None),
                     backend=args.backend)
     rng = np.random.default_rng(0)
     x = rng.normal(size=(64, 3))
     y = np.sin(x @ np.array([1.0, -2.0, 0.5]))
     params = init(jax.random.PRNGKey(0), 3, 16)
+    mine = lambda a: np.split(a, ranks)[rank]  # noqa: E731  (this process' rows)
     shards = lambda a: a.reshape((n, -1) + a.shape[1:])  # noqa: E731
     for _ in range(args.steps):
-        params, value = step(params, shards(x), shards(y))
-    print(f"devices {n}, backend {args.backend}: loss {float(value):.10f}")
+        params, value = step(params, shards(mine(x)), shards(mine(y)))
+    if rank > 0:
+        return 0
+    where = f"{ranks} processes x {n} devices" if args.mpi else f"devices {n}"
+    print(f"{where}, backend {args.backend}: loss {float(value):.10f}")
     print("w2", " ".join(f"{v:.10f}" for v in np.asarray(params["w2"])[:4]))
     return 0
 

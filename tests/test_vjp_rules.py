@@ -40,8 +40,12 @@ NOT_HERE = {
     "pmax": "collective: test_pmap.py",
     "pmin": "collective: test_pmap.py",
     "all_gather": "collective: test_pmap.py (grad through all_gather against FD)",
+    "process_allreduce": "across MPI ranks: test_distributed.py (grads through psum, pmax, "
+                         "pmin and pmean on 2 ranks against one process and FD)",
+    "process_allgather": "across MPI ranks: test_distributed.py (grad through all_gather)",
     "ppermute": "collective: test_pmap.py (grad through ppermute against FD)",
     "axis_index": "collective: no derivative (an integer)",
+    "process_index": "across MPI ranks: no derivative (an integer)",
     "conv_general_dilated": "test_convolution.py (both operands, every layout and group kind, "
                             "against FD)",
     **{name: "test_linalg.py (through jnp.linalg and jax.scipy.linalg, against jax.grad and "

@@ -51,12 +51,19 @@ def devices() -> list:
     return list(client().local_devices())
 
 
-def compile(text: str, num_replicas: int = 1):
-    """A loaded executable for StableHLO module text, on the first `num_replicas` devices."""
+def compile(text: str, num_replicas: int = 1, host_callbacks=()):
+    """A loaded executable for StableHLO module text, on the first `num_replicas` devices;
+    `host_callbacks[k]` is the Python function the module's callback with index k calls."""
     backend, xla_client, *_ = _jaxlib()
     options = backend.get_compile_options(num_replicas=num_replicas, num_partitions=1)
     chosen = xla_client.DeviceList(tuple(devices()[:num_replicas]))
-    return client().compile_and_load(text, chosen, options)
+    if not host_callbacks:
+        return client().compile_and_load(text, chosen, options)
+    from jax._src.interpreters import mlir
+    from jax._src.lib.mlir import ir
+    with mlir.make_ir_context():  # callbacks are taken only with a parsed module
+        return client().compile_and_load(ir.Module.parse(text), chosen, options,
+                                         host_callbacks=list(host_callbacks))
 
 
 def serialize(executable) -> bytes:

@@ -1,9 +1,11 @@
 """Collectives as cross-replica operations: under pmap on XLA each example of the mapped axis
 is one replica (one device), so psum is an `all_reduce` over all replicas, all_gather an
 `all_gather`, ppermute a `collective_permute`, axis_index the `replica_id`. A collective over
-any other axis was batched away before this point; one that is left names no pmap."""
+any other axis was batched away before this point; one that is left names no pmap. What
+crosses processes (a pmap across MPI ranks) is a host call into MPI."""
 import numpy as np
 
+from astjax.core import processes
 from astjax.errors import TransformError
 
 from .emit import LOWER
@@ -61,3 +63,27 @@ def _axis_index(body, eqn):
     _groups(body, eqn)
     replica = body.op1("stablehlo.replica_id", [], (), np.uint32, hint="replica")
     return [body.convert(replica, np.int32)]
+
+
+# Across processes (a pmap across MPI ranks): MPI through mpi4py, as host calls.
+def _across(fn):
+    return lambda *arrays: (np.asarray(fn(*arrays)),)
+
+
+@LOWER.register("process_allreduce")
+def _process_allreduce(body, eqn, x):
+    op = eqn.params["op"]
+    return body.host_call(_across(lambda a: processes.allreduce(a, op)), [x],
+                          [(x.shape, x.dtype)], hint="across")
+
+
+@LOWER.register("process_allgather")
+def _process_allgather(body, eqn, x):
+    return body.host_call(_across(processes.allgather), [x],
+                          [((eqn.params["count"],) + x.shape, x.dtype)], hint="gathered")
+
+
+@LOWER.register("process_index")
+def _process_index(body, eqn):
+    return body.host_call(_across(lambda: np.int32(processes.index())), [], [((), np.int32)],
+                          hint="process")

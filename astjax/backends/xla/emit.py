@@ -13,7 +13,7 @@ wants operands of one shape and element type. `Body.coerce` converts and broadca
 what an operation takes, so the lowerings stay one line where the operation exists.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -111,6 +111,7 @@ class Body:
         self.tapes = parent.tapes if parent else None          # the module's Tapes
         self.effects: list = parent.effects if parent else []  # (format, values) to print
         self.replicas = parent.replicas if parent else None   # (pmap's axis name, replicas)
+        self.callbacks: list = parent.callbacks if parent else []  # the module's host calls
         self.env: dict = {}
         self.loc = parent.loc if parent else None
 
@@ -157,6 +158,16 @@ class Body:
 
     def op1(self, name: str, operands, shape, dtype, attrs: str = "", hint: str = "") -> Value:
         return self.op(name, operands, [(shape, dtype)], attrs, hint=hint)[0]
+
+    def host_call(self, fn, operands, results, hint: str = "") -> list:
+        """A call of the Python function `fn` (NumPy arrays in, a tuple of them out) in the
+        middle of the computation: jaxlib's CPU callback, given `fn` when the module is
+        compiled. Side-effecting, so XLA keeps the calls, in program order."""
+        index = len(self.callbacks)
+        self.callbacks.append(fn)
+        attrs = ('api_version = 4 : i32, call_target_name = "xla_ffi_python_cpu_callback", '
+                 f"has_side_effect = true, backend_config = {{index = {index} : ui64}}")
+        return self.op("stablehlo.custom_call", operands, results, attrs, hint=hint)
 
     def constant(self, value, dtype, shape=()) -> Value:
         """A constant of `dtype`, broadcast to `shape` (an array value keeps its own shape
@@ -340,10 +351,12 @@ class Tapes:
 @dataclass
 class Layout:
     """What the module's results are: the function's outputs, then the values each
-    debug_print prints, then each taped loop's trip count."""
+    debug_print prints, then each taped loop's trip count; and the Python functions its host
+    calls make (handed to the compiler with the module)."""
     num_outs: int
     prints: list   # (format, how many values) in program order
     num_counts: int
+    callbacks: list = field(default_factory=list)
 
 
 def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name=None) -> tuple:
@@ -360,7 +373,7 @@ def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name
     outs = [body.coerce([v], o.aval.shape, o.aval.dtype)[0] for v, o in zip(outs, func.outs)]
     printed = [v for _, values in body.effects for v in values]
     layout = Layout(len(outs), [(fmt, len(values)) for fmt, values in body.effects],
-                    len(body.tapes.counts))
+                    len(body.tapes.counts), body.callbacks)
     outs = outs + printed + body.tapes.counts
     body.loc = func.loc
     body.op("func.return", outs, [])

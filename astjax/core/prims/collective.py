@@ -9,6 +9,7 @@ an error.
 import numpy as np
 
 from ...errors import TransformError
+from .. import processes
 from ..avals import AVal
 from ..primitives import define
 
@@ -45,3 +46,16 @@ define("ppermute", _outside("ppermute"), _same, kind="collective")
 define("axis_index", _outside("axis_index"),
        lambda *, axis_name, mapped_size: AVal((), np.dtype(np.int32)),
        kind="collective")
+
+
+# Across processes (see core/processes.py): what a collective over a pmap axis that spans
+# processes leaves after batching has combined this process' own examples.
+# process_allreduce(x, op="sum"|"max"|"min"): x combined elementwise over every process
+define("process_allreduce", lambda x, *, op: processes.allreduce(x, op), _same,
+       kind="collective")
+# process_allgather(x, count=P): every one of the P processes' x, stacked along a new leading axis
+define("process_allgather", lambda x, *, count: processes.allgather(x),
+       lambda a, *, count: AVal((count,) + tuple(a.shape), a.dtype), kind="collective")
+# process_index(): this process' position among them (int32)
+define("process_index", lambda: np.int32(processes.index()),
+       lambda: AVal((), np.dtype(np.int32)), kind="collective")

@@ -62,3 +62,41 @@ def _extremum_jvp(primals, tangents, out, *, axis_name, mapped_size):
         return None
     share = bind("mul", t, _hits(x, out, axis_name, mapped_size))
     return bind("psum", share, axis_name=axis_name, mapped_size=mapped_size)
+
+
+# Across processes: process_allreduce(sum) and process_allgather are linear; the transpose of
+# a sum over processes is a sum over processes, that of a gather the summed cotangent's own
+# slice; max and min pass the cotangent to the processes attaining the extremum.
+linear("process_allgather")
+no_derivative("process_index")
+
+
+def _process_hits(x, out):
+    hit = bind("convert", bind("eq", x, out), dtype=aval(x).dtype.name)
+    return bind("div", hit, bind("process_allreduce", hit, op="sum"))
+
+
+@tangent_rule("process_allreduce")
+def _process_allreduce_jvp(primals, tangents, out, *, op):
+    (x,), (t,) = primals, tangents
+    if t is None:
+        return None
+    if op != "sum":
+        t = bind("mul", t, _process_hits(x, out))
+    return bind("process_allreduce", t, op="sum")
+
+
+@VJP.register("process_allreduce")
+def _process_allreduce_vjp(ct, x, out, *, op):
+    if op != "sum":
+        return [bind("mul", bind("process_allreduce", ct, op="sum"), _process_hits(x, out))]
+    return [bind("process_allreduce", ct, op="sum")]
+
+
+@VJP.register("process_allgather")
+def _process_allgather_vjp(ct, x, out, *, count):
+    total = bind("process_allreduce", ct, op="sum")
+    shape = aval(x).shape
+    starts = [bind("process_index")] + [np.int32(0)] * len(shape)
+    mine = bind("dynamic_slice", total, *starts, slice_sizes=(1,) + tuple(shape))
+    return [bind("reshape", mine, new_sizes=tuple(shape))]

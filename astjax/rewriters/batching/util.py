@@ -28,14 +28,22 @@ def current_axis_name():
     return getattr(_axis, "name", None)
 
 
+def current_axis_processes() -> int:
+    """How many processes the axis being batched spans (a pmap across MPI ranks batches its
+    own examples and combines the processes' results); 1 for every other map."""
+    return getattr(_axis, "processes", 1)
+
+
 @contextlib.contextmanager
-def batching_axis(name):
-    """While batching over an axis called `name` (nested bodies inherit it)."""
-    outer, _axis.name = current_axis_name(), name
+def batching_axis(name, processes: int = 1):
+    """While batching over an axis called `name`, of which this process holds one of
+    `processes` equal parts (nested bodies inherit it)."""
+    outer = current_axis_name(), current_axis_processes()
+    _axis.name, _axis.processes = name, processes
     try:
         yield
     finally:
-        _axis.name = outer
+        _axis.name, _axis.processes = outer
 
 
 def moveaxis(x, src: int, dst: int):
