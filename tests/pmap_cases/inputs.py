@@ -13,5 +13,7 @@ INPUTS = {  # name -> (function, arguments)
     "grad_gathered": (lambda: astjax.grad(programs.gathered_loss), lambda: (X2,)),
     "branch_positive": (lambda: programs.with_branch, lambda: (X3,)),
     "branch_negative": (lambda: programs.with_branch, lambda: (-X3,)),
+    "grad_while": (lambda: astjax.grad(programs.looped), lambda: (X3 / 4,)),
+    "nested_pmap": (lambda: programs.nested_pmap, lambda: (np.arange(8.0).reshape(2, 2, 2),)),
     "nested_vmap": (lambda: programs.nested, lambda: (np.arange(24.0).reshape(4, 3, 2),)),
 }

@@ -36,3 +36,20 @@ def nested(x):
 
 def unbound(x):
     return lax.psum(x, "k")
+
+
+def looped(x):
+    """A data-dependent while loop (taped when differentiated) before a collective."""
+    y = x
+    while jnp.sum(y * y) < 20.0:  # 40 to 100 trips: past the XLA tape's first 64 rows
+        y = y * 1.03 + 0.01 * jnp.sin(y)
+    astjax.debug.print("replica done")
+    return jnp.sum(lax.psum(y, "i") * y)
+
+
+def nested_pmap(x):
+    """A pmap inside a pmap: the inner one maps within each outer example (device)."""
+    def inner(v):
+        return (lax.psum(v, "j") * 10 + lax.psum(v, "i") + lax.axis_index("i") * 100
+                + lax.axis_index("j") * 1000)
+    return astjax.pmap(inner, axis_name="j")(x)

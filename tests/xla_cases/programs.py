@@ -32,6 +32,17 @@ def printing_in_loop(x):
     return x
 
 
+def printing_while(x):
+    """Prints inside a data-dependent loop and a branch; differentiated, its loop is taped."""
+    y = x
+    while y < 10.0:
+        astjax.debug.print("at {:.4f}", y)
+        y = y * 1.02 + 0.01 * jnp.sin(y)
+    if y > 10.5:
+        astjax.debug.print("overshot {:.4f}", y)
+    return y * y
+
+
 def integer_math(a, b):
     return a // b, a % b, jnp.floor_divide(a * 1.5, b), jnp.remainder(a * 1.5, b)
 

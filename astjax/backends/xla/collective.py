@@ -67,7 +67,10 @@ def _axis_index(body, eqn):
 
 # Across processes (a pmap across MPI ranks): MPI through mpi4py, as host calls.
 def _across(fn):
-    return lambda *arrays: (np.asarray(fn(*arrays)),)
+    def call(*arrays):
+        return (np.asarray(fn(*arrays)),)
+    call.crosses_processes = True  # every process must enter it (see Layout)
+    return call
 
 
 @LOWER.register("process_allreduce")

@@ -109,7 +109,6 @@ class Body:
         self.lines: list = []
         self.scalars: dict = parent.scalars if parent else {}  # constant's name -> its value
         self.tapes = parent.tapes if parent else None          # the module's Tapes
-        self.effects: list = parent.effects if parent else []  # (format, values) to print
         self.replicas = parent.replicas if parent else None   # (pmap's axis name, replicas)
         self.callbacks: list = parent.callbacks if parent else []  # the module's host calls
         self.env: dict = {}
@@ -350,13 +349,17 @@ class Tapes:
 
 @dataclass
 class Layout:
-    """What the module's results are: the function's outputs, then the values each
-    debug_print prints, then each taped loop's trip count; and the Python functions its host
-    calls make (handed to the compiler with the module)."""
+    """What the module's results are: the function's outputs, then each taped loop's trip
+    count; and the Python functions its host calls make (handed to the compiler with the
+    module)."""
     num_outs: int
-    prints: list   # (format, how many values) in program order
     num_counts: int
     callbacks: list = field(default_factory=list)
+
+    @property
+    def crosses_processes(self) -> bool:
+        """Whether a host call is a collective across processes (see `collective.py`)."""
+        return any(getattr(fn, "crosses_processes", False) for fn in self.callbacks)
 
 
 def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name=None) -> tuple:
@@ -371,10 +374,8 @@ def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name
     body.loc = func.loc
     outs = body.lower(func, params)
     outs = [body.coerce([v], o.aval.shape, o.aval.dtype)[0] for v, o in zip(outs, func.outs)]
-    printed = [v for _, values in body.effects for v in values]
-    layout = Layout(len(outs), [(fmt, len(values)) for fmt, values in body.effects],
-                    len(body.tapes.counts), body.callbacks)
-    outs = outs + printed + body.tapes.counts
+    layout = Layout(len(outs), len(body.tapes.counts), body.callbacks)
+    outs = outs + body.tapes.counts
     body.loc = func.loc
     body.op("func.return", outs, [])
     args = ", ".join(f"{p.name}: {p.type}" for p in params)
