@@ -13,7 +13,7 @@ import pytest
 import astjax
 from astjax.errors import AstjaxError
 from pmap_cases import programs
-from pmap_cases.inputs import INPUTS, X2, X3
+from pmap_cases.inputs import INPUTS, X2, X3, X4
 
 
 def single_device(name):
@@ -62,6 +62,39 @@ def _gathered_total(x):
 def test_gradient_through_collectives_matches_finite_differences(name, total, x):
     (got,) = single_device(name)
     np.testing.assert_allclose(got, numeric_gradient(total, x), rtol=1e-7, atol=1e-8)
+
+
+def test_axis_index_groups_act_within_each_group():
+    x, groups = X4, programs.GROUPS
+    group_of = [0, 1, 0, 1]
+    mine = lambda f: np.stack([f(x[groups[g]]) for g in group_of])  # noqa: E731
+    got = astjax.vmap(programs.grouped, axis_name="i")(x)
+    want = [mine(lambda m: m.sum(0)), mine(lambda m: (m * m).mean(0)), mine(lambda m: m.max(0)),
+            mine(lambda m: m.min(0)), mine(lambda m: m), mine(lambda m: m.reshape(1, -1)),
+            np.full(4, 2)]
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, err_msg=f"result {k}")
+
+
+def _grouped_total(x):
+    total = 0.0
+    for i, g in enumerate([0, 1, 0, 1]):
+        members = x[programs.GROUPS[g]]
+        total += np.sum((members ** 2).sum(0) * np.sin(x[i])) + np.sum(members.max(0) * x[i])
+        total += np.sum(np.tanh(members) * x[i][None, :])
+    return total
+
+
+def test_gradient_within_groups_matches_finite_differences():
+    (got,) = single_device("grad_grouped")
+    np.testing.assert_allclose(got, numeric_gradient(_grouped_total, X4), rtol=1e-7, atol=1e-8)
+
+
+def test_axis_index_groups_that_do_not_split_the_axis_are_refused():
+    with pytest.raises(AstjaxError) as info:
+        astjax.pmap(programs.bad_groups, axis_name="i")(X4)
+    assert "groups of one size" in str(info.value) and "programs.py:" in str(info.value)
 
 
 def test_control_flow_and_nested_named_vmap():

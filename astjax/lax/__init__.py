@@ -391,62 +391,65 @@ def _names(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _over_axes(prim, x, axis_name, **params):
-    """prim over each named axis in turn, on every leaf of the pytree x."""
+def _over_axes(prim, x, axis_name, groups=None, **params):
+    """prim over each named axis in turn, on every leaf of the pytree x; with `groups`
+    (axis_index_groups), within each group of positions of the one axis."""
     from ..core.axes import axis_size
     from ..core.ir import Var
     from ..tree_util import tree_map
+    names = _names(axis_name)
+    if groups is not None:
+        params["axis_index_groups"] = _groups(groups, names)
 
     def one(leaf):
-        for name in _names(axis_name):
-            size = axis_size(name)
+        for name in names:
+            size = _group_size(groups, axis_size(name))
             if prim == "psum" and not isinstance(leaf, Var):  # a constant: the same everywhere
                 leaf = leaf * size
             elif prim in ("pmax", "pmin") and not isinstance(leaf, Var):
                 continue
             else:
-                leaf = bind(prim, leaf, axis_name=name, mapped_size=size, **params)
+                leaf = bind(prim, leaf, axis_name=name, mapped_size=axis_size(name), **params)
         return leaf
     return tree_map(one, x)
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
-    """The sum of x over the mapped axis (or axes) `axis_name`: the same in every example."""
-    _no_groups(axis_index_groups)
-    return _over_axes("psum", x, axis_name)
+    """The sum of x over the mapped axis (or axes) `axis_name`: the same in every example
+    (with axis_index_groups, the sum over each example's group)."""
+    return _over_axes("psum", x, axis_name, axis_index_groups)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
     from ..core.axes import axis_size
     from ..tree_util import tree_map
     count = 1
     for name in _names(axis_name):
-        count *= axis_size(name)
-    return tree_map(lambda s: s / count, psum(x, axis_name))
+        count *= _group_size(axis_index_groups, axis_size(name))
+    return tree_map(lambda s: s / count, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
-    return _over_axes("pmax", x, axis_name)
+    return _over_axes("pmax", x, axis_name, axis_index_groups)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
-    _no_groups(axis_index_groups)
-    return _over_axes("pmin", x, axis_name)
+    return _over_axes("pmin", x, axis_name, axis_index_groups)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
-    """Every example's x, stacked along a new axis `axis` (concatenated along it if tiled)."""
-    _no_groups(axis_index_groups)
+    """Every example's x (of the example's group), stacked along a new axis `axis`
+    (concatenated along it if tiled)."""
     from ..core.axes import axis_size
     from ..tree_util import tree_map
+    groups = None if axis_index_groups is None else _groups(axis_index_groups, (axis_name,))
+    extra = {} if groups is None else {"axis_index_groups": groups}
 
     def one(leaf):
         leaf = _as_operand(leaf)
         return bind("all_gather", leaf, axis_name=axis_name, mapped_size=axis_size(axis_name),
                     axis=u.normalize_axis(axis, u.ndim(leaf) + (0 if tiled else 1)),
-                    tiled=bool(tiled))
+                    tiled=bool(tiled), **extra)
     return tree_map(one, x)
 
 
@@ -466,11 +469,26 @@ def axis_index(axis_name):
     return bind("axis_index", axis_name=axis_name, mapped_size=axis_size(axis_name))
 
 
-def _no_groups(groups):
-    if groups is not None:
-        from ..errors import TransformError
-        raise TransformError("axis_index_groups is not supported yet",
-                             hint="split the axis with a nested pmap/vmap instead")
+def _groups(groups, names) -> tuple:
+    """axis_index_groups as a tuple of tuples, checked: equal groups that partition the
+    positions of one named axis, as JAX requires."""
+    from ..core.axes import axis_size
+    from ..errors import TransformError
+    if len(names) != 1:
+        raise TransformError("axis_index_groups needs a single axis name, not "
+                             f"{len(names)}", hint="reduce over one named axis at a time")
+    size = axis_size(names[0])
+    groups = tuple(tuple(int(i) for i in g) for g in groups)
+    if len({len(g) for g in groups}) != 1 or sorted(i for g in groups for i in g) != \
+            list(range(size)):
+        raise TransformError(f"axis_index_groups {groups} must split the {size} positions of "
+                             f"axis {names[0]!r} into groups of one size, each position once",
+                             hint="e.g. [[0, 1], [2, 3]] for an axis of 4")
+    return groups
+
+
+def _group_size(groups, size: int) -> int:
+    return size if groups is None else len(groups[0])
 
 
 from ..control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401

@@ -17,6 +17,8 @@ CASES = {  # name -> (function, arguments, in_axes)
     "branch_negative": (lambda: programs.with_branch, lambda: (-X4,), 0),
     "nested_vmap": (lambda: programs.nested, lambda: (np.arange(24.0).reshape(4, 3, 2),), 0),
     "grad_while": (lambda: astjax.grad(programs.looped), lambda: (X4 / 4,), 0),
+    "grouped": (lambda: programs.grouped, lambda: (X4,), 0),
+    "grad_grouped": (lambda: astjax.grad(programs.grouped_loss), lambda: (X4,), 0),
     "while_on_psum": (lambda: here.grow_until_large, lambda: (X4 / 10,), 0),
     "grad_extremum": (lambda: astjax.grad(here.extremum_loss), lambda: (X4,), 0),
     "grad_mean_loss": (lambda: here.grad_mean_loss, lambda: (W, Y4), (None, 0)),

@@ -6,6 +6,7 @@ from pmap_cases import programs
 
 X3 = np.array([[0.5, -1.0], [2.0, 0.25], [-1.5, 1.0]])
 X2 = np.array([[0.5, -1.0, 0.3], [2.0, 0.25, -0.7]])
+X4 = np.array([[0.5, -1.0], [2.0, 0.25], [-1.5, 1.0], [0.75, -0.3]])
 
 INPUTS = {  # name -> (function, arguments)
     "collectives": (lambda: programs.collectives, lambda: (X3,)),
@@ -15,5 +16,7 @@ INPUTS = {  # name -> (function, arguments)
     "branch_negative": (lambda: programs.with_branch, lambda: (-X3,)),
     "grad_while": (lambda: astjax.grad(programs.looped), lambda: (X3 / 4,)),
     "nested_pmap": (lambda: programs.nested_pmap, lambda: (np.arange(8.0).reshape(2, 2, 2),)),
+    "grouped": (lambda: programs.grouped, lambda: (X4,)),
+    "grad_grouped": (lambda: astjax.grad(programs.grouped_loss), lambda: (X4,)),
     "nested_vmap": (lambda: programs.nested, lambda: (np.arange(24.0).reshape(4, 3, 2),)),
 }

@@ -53,3 +53,25 @@ def nested_pmap(x):
         return (lax.psum(v, "j") * 10 + lax.psum(v, "i") + lax.axis_index("i") * 100
                 + lax.axis_index("j") * 1000)
     return astjax.pmap(inner, axis_name="j")(x)
+
+
+GROUPS = [[0, 2], [1, 3]]  # of an axis of 4: each group spans both halves (and both MPI ranks)
+
+
+def grouped(x):
+    return (lax.psum(x, "i", axis_index_groups=GROUPS),
+            lax.pmean(x * x, "i", axis_index_groups=GROUPS),
+            lax.pmax(x, "i", axis_index_groups=GROUPS), lax.pmin(x, "i", axis_index_groups=GROUPS),
+            lax.all_gather(x, "i", axis_index_groups=GROUPS),
+            lax.all_gather(x[None, :], "i", axis_index_groups=GROUPS, axis=1, tiled=True),
+            lax.psum(1, "i", axis_index_groups=GROUPS))
+
+
+def grouped_loss(x):
+    return (jnp.sum(lax.psum(x ** 2, "i", axis_index_groups=GROUPS) * jnp.sin(x))
+            + jnp.sum(lax.pmax(x, "i", axis_index_groups=GROUPS) * x)
+            + jnp.sum(jnp.tanh(lax.all_gather(x, "i", axis_index_groups=GROUPS)) * x[None, :]))
+
+
+def bad_groups(x):
+    return lax.psum(x, "i", axis_index_groups=[[0, 1], [2]])

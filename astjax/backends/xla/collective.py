@@ -14,14 +14,16 @@ COMBINE = {"psum": "stablehlo.add", "pmax": "stablehlo.maximum", "pmin": "stable
 
 
 def _groups(body, eqn) -> str:
-    """The replica groups attribute: every replica, when the collective names the pmap axis."""
+    """The replica groups attribute: every replica (or the collective's axis_index_groups),
+    when the collective names the pmap axis."""
     replicas = body.replicas
     if replicas is None or replicas[0] != eqn.params["axis_name"]:
         raise TransformError(f"lax.{eqn.prim} over the axis {eqn.params['axis_name']!r} is "
                              "outside every map that names it", eqn.loc,
                              hint="call it inside pmap(f, axis_name=...) with that name")
-    n = replicas[1]
-    return f"replica_groups = dense<[[{', '.join(map(str, range(n)))}]]> : tensor<1x{n}xi64>"
+    groups = eqn.params.get("axis_index_groups") or (tuple(range(replicas[1])),)
+    rows = ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups)
+    return f"replica_groups = dense<[{rows}]> : tensor<{len(groups)}x{len(groups[0])}xi64>"
 
 
 def _all_reduce(prim):

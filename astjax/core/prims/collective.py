@@ -1,10 +1,11 @@
 """Collectives over a named mapped axis: psum, pmax, pmin, all_gather, ppermute, axis_index.
 
 Each carries `axis_name` and `mapped_size`, that axis' size (known while the mapped function is
-compiled, see `core/axes.py`). They mean something only inside a map that names their axis: batching over
-that axis (vmap, and pmap on the NumPy and Numba backends) rewrites them into reductions over
-the batch; the XLA backend lowers them to cross-replica operations. Run on their own they are
-an error.
+compiled, see `core/axes.py`); psum, pmax, pmin and all_gather may carry `axis_index_groups`
+(equal groups of positions partitioning the axis), and then act within each example's group.
+They mean something only inside a map that names their axis: batching over that axis (vmap,
+and pmap on the NumPy and Numba backends) rewrites them into reductions over the batch; the
+XLA backend lowers them to cross-replica operations. Run on their own they are an error.
 """
 import numpy as np
 
@@ -29,16 +30,18 @@ for _name in ("psum", "pmax", "pmin"):
     define(_name, _outside(_name), _same, kind="collective")
 
 
-def _all_gather_abstract(a, *, axis_name, mapped_size, axis, tiled):
+def _all_gather_abstract(a, *, axis_name, mapped_size, axis, tiled, axis_index_groups=None):
+    count = mapped_size if axis_index_groups is None else len(axis_index_groups[0])
     shape = list(a.shape)
     if tiled:
-        shape[axis] = shape[axis] * mapped_size
+        shape[axis] = shape[axis] * count
     else:
-        shape.insert(axis, mapped_size)
+        shape.insert(axis, count)
     return AVal(tuple(shape), a.dtype)
 
 
 # all_gather(x, axis_name=, mapped_size=, axis=k, tiled=False): every example's x, stacked at k
+# (with axis_index_groups: the x of every example of its group)
 define("all_gather", _outside("all_gather"), _all_gather_abstract, kind="collective")
 # ppermute(x, perm=((src, dst), ...)): example dst gets src's x; examples no pair names get 0
 define("ppermute", _outside("ppermute"), _same, kind="collective")

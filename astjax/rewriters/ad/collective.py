@@ -1,8 +1,8 @@
 """Derivatives of the collectives, as JAX defines them under pmap: psum, all_gather and
 ppermute are linear (psum's transpose is psum: every example's cotangent reaches every
 example; all_gather's is psum then each example's own slice; ppermute's is the inverse
-permutation); pmax/pmin pass the cotangent to the examples attaining the extremum, shared among
-ties; axis_index has none."""
+permutation); pmax/pmin pass the summed cotangent to the examples attaining the extremum,
+shared among ties; axis_index has none."""
 import numpy as np
 
 from astjax.core.bind import bind
@@ -22,9 +22,15 @@ def _psum(ct, x, out, **params):
 
 
 @VJP.register("all_gather")
-def _all_gather(ct, x, out, *, axis_name, mapped_size, axis, tiled):
-    total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size)
+def _all_gather(ct, x, out, *, axis_name, mapped_size, axis, tiled, axis_index_groups=None):
+    groups = {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
+    total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size, **groups)
     index = bind("axis_index", axis_name=axis_name, mapped_size=mapped_size)
+    if axis_index_groups is not None:  # the example's place within its group
+        place = np.empty(mapped_size, np.int32)
+        for members in axis_index_groups:
+            place[list(members)] = np.arange(len(members))
+        index = bind("take", place, index, axis=0)
     shape = aval(x).shape
     piece = 1 if not tiled else shape[axis]
     starts = [0] * len(aval(total).shape)
@@ -41,14 +47,18 @@ def _ppermute(ct, x, out, *, axis_name, mapped_size, perm):
     return [bind("ppermute", ct, axis_name=axis_name, mapped_size=mapped_size, perm=inverse)]
 
 
-def _hits(x, out, axis_name, mapped_size):
-    """1 where this example attains the extremum, divided by how many do."""
+def _hits(x, out, axis_name, mapped_size, groups):
+    """1 where this example attains the extremum (of its group), divided by how many do."""
     hit = bind("convert", bind("eq", x, out), dtype=aval(x).dtype.name)
-    return bind("div", hit, bind("psum", hit, axis_name=axis_name, mapped_size=mapped_size))
+    return bind("div", hit, bind("psum", hit, axis_name=axis_name, mapped_size=mapped_size,
+                                 **groups))
 
 
-def _extremum_vjp(ct, x, out, *, axis_name, mapped_size):
-    return [bind("mul", ct, _hits(x, out, axis_name, mapped_size))]
+def _extremum_vjp(ct, x, out, *, axis_name, mapped_size, **groups):
+    """Every example's result is the extremum: their cotangents, summed, reach the
+    examples attaining it."""
+    total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size, **groups)
+    return [bind("mul", total, _hits(x, out, axis_name, mapped_size, groups))]
 
 
 VJP.register("pmax")(_extremum_vjp)
@@ -56,12 +66,12 @@ VJP.register("pmin")(_extremum_vjp)
 
 
 @tangent_rule("pmax", "pmin")
-def _extremum_jvp(primals, tangents, out, *, axis_name, mapped_size):
+def _extremum_jvp(primals, tangents, out, *, axis_name, mapped_size, **groups):
     (x,), (t,) = primals, tangents
     if t is None:
         return None
-    share = bind("mul", t, _hits(x, out, axis_name, mapped_size))
-    return bind("psum", share, axis_name=axis_name, mapped_size=mapped_size)
+    share = bind("mul", t, _hits(x, out, axis_name, mapped_size, groups))
+    return bind("psum", share, axis_name=axis_name, mapped_size=mapped_size, **groups)
 
 
 # Across processes: process_allreduce(sum) and process_allgather are linear; the transpose of

@@ -24,15 +24,23 @@ def _other_axis(name):
 
 
 def _reduction(name):
-    def rule(args, dims, *, axis_size, axis_name, mapped_size):
+    def rule(args, dims, *, axis_size, axis_name, mapped_size, axis_index_groups=None):
         if axis_name != current_axis_name():
+            groups = {} if axis_index_groups is None else \
+                {"axis_index_groups": axis_index_groups}
             return _other_axis(name)(args, dims, axis_size=axis_size, axis_name=axis_name,
-                                     mapped_size=mapped_size)
+                                     mapped_size=mapped_size, **groups)
         (x,), (d,) = args, dims
         if d is None:  # the same value in every example
             if name != "psum":
                 return x, None
-            return bind("mul", x, np.asarray(mapped_size, aval(x).dtype)), None
+            count = mapped_size if axis_index_groups is None else len(axis_index_groups[0])
+            return bind("mul", x, np.asarray(count, aval(x).dtype)), None
+        if axis_index_groups is not None:
+            members, group_of = _group_tables(axis_index_groups, mapped_size)
+            grouped = bind("take", _whole_axis(x, d, axis_size), members, axis=0)
+            per_group = bind(REDUCE[name], grouped, axes=(1,))
+            return bind("take", per_group, _mine(group_of, axis_size), axis=0), 0
         total = bind(REDUCE[name], x, axes=(0,))
         if current_axis_processes() > 1:
             total = bind("process_allreduce", total, op=ACROSS[name])
@@ -63,11 +71,45 @@ def _first_position(axis_size):
     return bind("mul", bind("process_index"), np.int32(axis_size))
 
 
+def _group_tables(groups, mapped_size) -> tuple:
+    """(each group's positions, (G, S); each position's group, (N,)) as constants."""
+    group_of = np.empty(mapped_size, np.int32)
+    for g, members in enumerate(groups):
+        group_of[list(members)] = g
+    return np.asarray(groups, np.int32), group_of
+
+
+def _mine(table, axis_size):
+    """The entries of a per-position table for this process' own examples."""
+    if current_axis_processes() == 1:
+        return table
+    return bind("dynamic_slice", table, _first_position(axis_size), slice_sizes=(axis_size,))
+
+
+def _grouped_gather(x, d, axis_size, mapped_size, axis, tiled, groups):
+    """all_gather within groups: each example stacks its own group's operands (batched)."""
+    members, group_of = _group_tables(groups, mapped_size)
+    grouped = bind("take", _whole_axis(x, d, axis_size), members, axis=0)   # (G, S, ...)
+    mine = bind("take", grouped, _mine(group_of, axis_size), axis=0)      # (B, S, ...)
+    stacked = moveaxis(mine, 1, axis + 1)
+    if not tiled:
+        return stacked, 0
+    shape = list(aval(mine).shape[:1] + aval(mine).shape[2:])
+    shape[axis + 1] = shape[axis + 1] * len(groups[0])
+    return bind("reshape", stacked, new_sizes=tuple(shape)), 0
+
+
 @BATCH.register("all_gather")
-def _all_gather(args, dims, *, axis_size, axis_name, mapped_size, axis, tiled):
+def _all_gather(args, dims, *, axis_size, axis_name, mapped_size, axis, tiled,
+                axis_index_groups=None):
     if axis_name != current_axis_name():
+        groups = {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
         return _other_axis("all_gather")(args, dims, axis_size=axis_size, axis_name=axis_name,
-                                         mapped_size=mapped_size, axis=axis, tiled=tiled)
+                                         mapped_size=mapped_size, axis=axis, tiled=tiled,
+                                         **groups)
+    if axis_index_groups is not None:
+        return _grouped_gather(args[0], dims[0], axis_size, mapped_size, axis, tiled,
+                               axis_index_groups)
     x = _whole_axis(args[0], dims[0], axis_size)
     stacked = moveaxis(x, 0, axis)
     if not tiled:
