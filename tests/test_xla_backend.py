@@ -162,3 +162,18 @@ def test_executable_cache_serves_a_new_process_and_heals(tmp_path):
     entry.write_bytes(b"garbage")
     assert run() == 1   # a corrupt entry is compiled again
     assert run() == 0
+
+
+def test_results_stay_where_xla_wrote_them_and_pass_on_without_a_copy():
+    """On the CPU an XLA device's memory is the host's: a result is a read-only Array over
+    the buffer XLA computed into, and handed to another XLA function it is aliased."""
+    from astjax.backends.xla import client
+    double = astjax.jit(lambda x: x * 2.0, backend="xla")
+    y = double(np.arange(1000.0))
+    assert isinstance(y, astjax.numpy.ndarray) and not np.asarray(y).flags.writeable
+    view = np.asarray(y)
+    assert client.put_array(view, client.devices()[0]).unsafe_buffer_pointer() == \
+        view.ctypes.data
+    z = double(y)
+    np.testing.assert_array_equal(astjax.block_until_ready(z), np.arange(1000.0) * 4)
+    assert float(z[3]) == 12.0 and "12." in repr(z) and (z + 1)[0] == 1.0
