@@ -6,16 +6,18 @@ signature by `jit` and run. `func_of` specialises a function to core form on abs
 (user functions are interpreted from their source, never run on abstract values).
 """
 import functools
+import inspect
 
 from .core.bind import aval, current_builder
 from .core.build import build_body
 from .core.closure import close, free_vars
 from .core.ir import Var
+from .frontend.argnames import leaf_names
 from .frontend.interpreter import as_interpretable
 from .frontend.values import UserFunction
 from .compiled import JitFunction
 from .errors import ConcretizationError
-from .tree_util import leaf_paths, tree_flatten
+from .tree_util import tree_flatten
 
 
 class Transformed:
@@ -68,12 +70,26 @@ def func_of(fun, args: tuple, name: str, kwargs=None):
     The Func's parameters are the leaves of args, then one per captured outer Var."""
     callee = interpretable(fun)
     leaves, in_tree = tree_flatten(args)
-    hints = [v.hint if isinstance(v, Var) and v.hint else p for v, p in zip(leaves, leaf_paths(args))]
+    hints = [v.hint if isinstance(v, Var) and v.hint else p
+             for v, p in zip(leaves, _argument_paths(fun, args))]
     body = build_body(lambda *a: callee(*a, **(kwargs or {})), in_tree,
                       [aval(x) for x in leaves], hints)
     captured = free_vars(body.params, body.eqns, body.outs)
     func = close(name, body.params, body.eqns, body.outs, captured, _loc_of(fun, body.eqns))
     return func, body.out_tree, captured
+
+
+def _argument_paths(fun, args: tuple) -> list:
+    """A name per leaf of the positional args, as the generated code names them (the
+    parameter's name and pytree path, see frontend/argnames.py); positions the signature
+    does not name (a *args tail, a builtin) are named by their index."""
+    try:
+        names = [p.name for p in inspect.signature(fun).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    names += [str(i) for i in range(len(names), len(args))]
+    return leaf_names(fun, names[:len(args)], list(args))
 
 
 def _loc_of(fun, eqns):

@@ -38,3 +38,9 @@ def damped(params, y0):
         p = p - 0.01 * (params[0] * jnp.sin(q) + params[1] * p)
         return jnp.stack([q + 0.01 * p, p])
     return lax.fori_loop(0, 100, step, y0)
+
+
+def mlp_loss(params, x):
+    (w1, b1), w2 = params
+    h = jnp.tanh(x @ w1 + b1)
+    return jnp.sum((h @ w2) ** 2)

@@ -41,6 +41,16 @@ def test_grad_of_a_while():
     check("grad_while", astjax.make_source(astjax.grad(cases.loop), 0.5))
 
 
+def test_grad_of_unpacked_tuple_arguments_keeps_the_users_names():
+    """`(w1, b1), w2 = params` names the leaves of params: w1, b1, w2 (and w1_bar, ...)."""
+    params = ((np.ones((3, 4)), np.zeros(4)), np.ones(4))
+    text = astjax.make_source(astjax.grad(cases.mlp_loss), params, np.ones((5, 3)))
+    check("grad_unpacked", text)
+    assert "def grad_mlp_loss(w1, b1, w2, x):" in text and "return w1_bar, b1_bar, w2_bar" in text
+    jaxpr = str(astjax.make_jaxpr(astjax.grad(cases.mlp_loss))(params, np.ones((5, 3))))
+    assert "(w1, b1, w2, x)" in jaxpr and "_0" not in jaxpr.split(")")[0]
+
+
 def test_vmap():
     f = astjax.vmap(cases.predict, in_axes=(None, None, 0))
     check("vmap_predict", astjax.make_source(f, np.ones((3, 2)), np.ones(2), np.ones((4, 3))))

@@ -484,3 +484,4 @@ _AUG_OPS = {
     cst.BitXorAssign: operator.xor, cst.LeftShiftAssign: operator.lshift,
     cst.RightShiftAssign: operator.rshift,
 }
+

@@ -15,7 +15,8 @@ from ..core.dims import DimExpr, Symbol
 from ..core.ir import Func, Var, as_atom
 from ..core.simplify import simplify
 from ..errors import AstjaxError, StaticArgumentError
-from ..tree_util import leaf_paths, tree_flatten, tree_unflatten
+from ..tree_util import tree_flatten, tree_unflatten
+from .argnames import leaf_names
 from .interpreter import Context, Interpreter, as_interpretable
 from .values import UserFunction
 
@@ -60,11 +61,11 @@ def dynamic_leaves(bound, static) -> tuple:
     return tree_flatten(tuple(v for k, v in bound.arguments.items() if k not in static))
 
 
-def leaf_hints(bound, static) -> list:
-    """A readable name per dynamic leaf: the parameter's name, then its path (params_w1)."""
+def leaf_hints(fn, bound, static) -> list:
+    """A readable name per dynamic leaf: the parameter's name, then its path (params_w1),
+    or the name the body unpacks it to (see argnames.py)."""
     names = [k for k in bound.arguments if k not in static]
-    paths = leaf_paths(tuple(bound.arguments[k] for k in names))
-    return [names[int(p.split("_", 1)[0])] + p[len(p.split("_", 1)[0]):] for p in paths]
+    return leaf_names(fn, names, [bound.arguments[k] for k in names])
 
 
 def abstract_leaf(value, hint: str, index: int = 0, symbolic: bool = False):
@@ -94,7 +95,7 @@ def _size(d: int, hint: str, index: int, axis: int):
 def specialize(fn, bound, static, symbolic: bool = False) -> Specialized:
     leaves, tree = dynamic_leaves(bound, static)
     params = [abstract_leaf(x, h, i, symbolic)
-              for i, (x, h) in enumerate(zip(leaves, leaf_hints(bound, static)))]
+              for i, (x, h) in enumerate(zip(leaves, leaf_hints(fn, bound, static)))]
     abstract = tree_unflatten(tree, params)
     for name, value in zip([k for k in bound.arguments if k not in static], abstract):
         bound.arguments[name] = value
