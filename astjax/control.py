@@ -12,23 +12,11 @@ from .core.bind import bind, current_builder
 from .core.dims import DimExpr
 from .core.build import build_body
 from .core.closure import close, free_vars
-from .core.ir import Lit, Var
+from .core.ir import MISSING, Lit, Var
 from .errors import ControlFlowError
 from .tree_util import leaf_paths, tree_flatten, tree_unflatten
 
 
-class Missing:
-    """A value not assigned yet on this path: the return value of a loop that has not returned.
-
-    Converted control flow replaces it by zeros shaped like the value other paths assign, so
-    every path carries the same structure; the flags that guard it keep those zeros unused.
-    """
-
-    def __repr__(self):
-        return "MISSING"
-
-
-MISSING = Missing()
 
 
 def _compiling() -> bool:

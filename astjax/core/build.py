@@ -9,7 +9,7 @@ from ..tree_util import tree_flatten, tree_unflatten
 from .avals import AVal
 from .bind import Builder, aval, bind, building, current_builder
 from .closure import close, free_vars
-from .ir import Func, Lit, Var, as_atom
+from .ir import MISSING, Func, Lit, Var, as_atom
 
 
 @dataclass
@@ -34,7 +34,7 @@ def build_body(fn, in_tree, in_avals, hints=None) -> Body:
 
 
 def _atom(x):
-    if isinstance(x, (Var, Lit)) or type(x).__name__ == "Missing":
+    if isinstance(x, (Var, Lit)) or x is MISSING:
         return x
     try:
         return as_atom(x)

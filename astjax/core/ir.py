@@ -84,6 +84,23 @@ for _name, _op in [("lt", "lt"), ("le", "le"), ("gt", "gt"), ("ge", "ge"), ("neg
     setattr(Var, f"__{_name}__", _dunder(_op))
 
 
+class Missing:
+    """A value not assigned yet on this path: the return value of a loop that has not
+    returned (the front end's source rewriting writes a placeholder that reads as MISSING).
+
+    Converted control flow (`astjax/control.py`) replaces it by zeros shaped like the value
+    other paths assign, so every path carries the same structure, and the flags that guard it
+    keep those zeros unused. Where no path assigns it, it stays MISSING: a body output that
+    is neither computed nor batched.
+    """
+
+    def __repr__(self):
+        return "MISSING"
+
+
+MISSING = Missing()
+
+
 @dataclass
 class Lit:
     """A constant operand: a Python scalar (weakly typed), a NumPy scalar or a NumPy array."""

@@ -11,7 +11,7 @@ user's names. Control flow is batched by batching its bodies with this same func
 from astjax.core import primitives
 from astjax.core.avals import AVal
 from astjax.core.bind import Builder, aval, building
-from astjax.core.ir import Eqn, Func, Lit, Var
+from astjax.core.ir import MISSING, Eqn, Func, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
@@ -63,7 +63,7 @@ def _names_this_axis(eqn: Eqn) -> bool:
 
 
 def _missing(x) -> bool:
-    return not isinstance(x, (Var, Lit)) and type(x).__name__ == "Missing"
+    return x is MISSING
 
 
 def _batch_eqn(eqn: Eqn, env: dict, axis_size: int, builder: Builder) -> None:
