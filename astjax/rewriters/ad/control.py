@@ -159,13 +159,14 @@ def _while_vjp(cts, *carry, out, cond, body):
         ran = inline(cond, list(carry_k))[0]
         if isinstance(ran, Var):
             ran.hint = "ran"
-        bars = [bind("select", ran, b, c) for b, c in zip(bars, carry_bar)]
+        bars = [_named_as(bind("select", ran, b, c), c) for b, c in zip(bars, carry_bar)]
         extra = dict(zip([i for i, _ in tape_cts], tape_bar_k))
         return [bind("add", b, extra[i]) if i in extra else b
                 for b, i in zip(bars, diff_positions)], []
 
-    init = [cts[i] if cts[i] is not None else zeros_like(out[i]) for i in diff_positions]
     names = [f"{_name(carry[i])}_bar" for i in diff_positions]
+    init = [_named_as(cts[i] if cts[i] is not None else zeros_like(out[i]), name)
+            for i, name in zip(diff_positions, names)]
     x_names = [_name(c) for c in carry] + [f"{_name(carry[i])}_tape_bar" for i, _ in tape_cts]
     final, _ = scan_of(step, init, list(tape) + [c for _, c in tape_cts], reverse=True,
                        names=names, x_names=x_names)
@@ -235,3 +236,13 @@ def _scatter_mask(values, mask, like):
 def _name(atom) -> str:
     """The user's name of a value, for the names of the values derived from it."""
     return (getattr(atom, "hint", "") or getattr(atom, "origin", "") or "c").split(".")[-1]
+
+
+def _named_as(value, name):
+    """value, printed under `name` (a Var's hint, or a string) unless it has a name: a
+    carry's cotangent keeps the carry's name through the select that freezes it and the
+    zeros that start it."""
+    hint = name.hint if isinstance(name, Var) else name
+    if isinstance(value, Var) and hint and not value.hint:
+        value.hint = hint
+    return value
