@@ -110,3 +110,20 @@ def test_initialize_without_mpi4py_says_what_to_install():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert "DistributedError" in done.stdout and "astjax[mpi]" in done.stdout, done.stdout
+
+
+def test_initialize_checks_what_it_is_given_and_runs_once():
+    """Without mpiexec the job is this one process; JAX's arguments are checked against MPI."""
+    code = ("import astjax\n"
+            "from astjax.distributed import DistributedError\n"
+            "try:\n    astjax.distributed.initialize(num_processes=2)\n"
+            "except DistributedError as e:\n    print('refused:', e)\n"
+            "astjax.distributed.initialize(coordinator_address='ignored:1234', process_id=0)\n"
+            "print('joined', astjax.process_index(), astjax.process_count(),\n"
+            "      astjax.distributed.is_initialized())\n"
+            "try:\n    astjax.distributed.initialize()\n"
+            "except DistributedError as e:\n    print('again:', e)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert "refused: num_processes=2 but MPI launched this process with 1" in done.stdout
+    assert "joined 0 1 True" in done.stdout and "again:" in done.stdout, done.stdout + done.stderr
