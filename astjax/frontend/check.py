@@ -15,6 +15,11 @@ raises for the first of:
 
 It runs once per function source: results are cached per file digest and node. What depends on
 argument values (recursion on arrays, `math.sin` given an array) is the interpreter's to detect.
+
+The tables of what is refused (MUTATING_METHODS, IO_BUILTINS, UNSUPPORTED_SYNTAX, REBINDING)
+and the wording of the refusals are public: the interpreter refuses with the same words what
+only it can see (`p = print; p(x)`, a method call on a container reached through an expression,
+an attribute as a comprehension's target), so a mistake reads the same whichever finds it.
 """
 import os
 import re
@@ -28,8 +33,10 @@ from libcst.metadata.scope_provider import (BuiltinAssignment, ComprehensionScop
 from ..errors import ImpurityError, UndefinedNameError, UnsupportedSyntaxError
 from .source import FunctionSource, ParsedFile
 
-_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
-                     "setdefault", "popitem", "add", "discard", "sort", "reverse"}
+MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
+                    "setdefault", "popitem", "add", "discard", "sort", "reverse"}
+# What the interpreter suggests for a container it finds, at run time, the function does not own
+NOT_OWNED_CONTAINER_HINT = "build a new container (e.g. xs + [v]) and return it"
 
 _IO_MODULES = {"os", "sys", "io", "subprocess", "shutil", "pathlib", "logging", "time",
                "random", "pickle", "numpy.random"}
@@ -44,7 +51,7 @@ _RANDOM_HINT = ("draw the random numbers outside the compiled function (e.g. wit
                 "numpy.random.default_rng) and pass them in as an argument; astjax has no "
                 "random module yet")
 
-_IO_BUILTINS = {
+IO_BUILTINS = {
     "print": ("print() is I/O, which a compiled function cannot do", _PRINT_HINT),
     "open": ("open() is file I/O, which a compiled function cannot do",
              "read the file outside the compiled function and pass the data in as an argument"),
@@ -58,7 +65,7 @@ _IO_BUILTINS = {
              "write the expression itself in the function"),
 }
 
-_UNSUPPORTED = {
+UNSUPPORTED_SYNTAX = {
     cst.Try: ("try/except is not supported in a compiled function",
               "a compiled function cannot catch errors; check values with jnp.where or lax.cond"),
     cst.TryStar: ("try/except* is not supported in a compiled function",
@@ -74,6 +81,13 @@ _UNSUPPORTED = {
                 "use lax.scan"),
     cst.Await: ("await is not supported in a compiled function",
                 "compile a plain (non-async) function and await outside it"),
+}
+
+# global/nonlocal -> (what the statement lets the function rebind, what to write instead)
+REBINDING = {
+    "global": ("global variables", "return the new value instead, and assign it outside the "
+                                   "function"),
+    "nonlocal": ("variables of an enclosing function (nonlocal)", "return the new value instead"),
 }
 
 _AT_METHODS = {cst.AddAssign: "add", cst.SubtractAssign: "subtract",
@@ -166,11 +180,9 @@ class _Fence(cst.CSTVisitor):
         return self._aliases.get((self.names.home(base), base.value), [])
 
     def on_visit(self, node) -> bool:
-        if getattr(node, "asynchronous", None) is not None:
-            self._fail(UnsupportedSyntaxError, node, *_async_problem(node))
-        rule = _UNSUPPORTED.get(type(node))
-        if rule is not None:
-            self._fail(UnsupportedSyntaxError, node, *rule)
+        problem = unsupported_syntax(node)
+        if problem is not None:
+            self._fail(UnsupportedSyntaxError, node, *problem)
         return super().on_visit(node)
 
     def _fail(self, kind, node, message, hint):
@@ -178,23 +190,21 @@ class _Fence(cst.CSTVisitor):
 
     # -------------------------------------------------------------- statements
     def visit_Global(self, node):
-        self._fail_rebinding(node, "global", "return the new value instead, and assign it "
-                                             "outside the function")
+        self._fail_rebinding(node, "global")
 
     def visit_Nonlocal(self, node):
-        self._fail_rebinding(node, "nonlocal", "return the new value instead")
+        self._fail_rebinding(node, "nonlocal")
 
-    def _fail_rebinding(self, node, word: str, hint: str):
+    def _fail_rebinding(self, node, word: str):
         """Point at the first assignment to a name the statement declares (naming the
         statement's line); at the statement itself if nothing is assigned."""
         declared = {item.name.value for item in node.names}
         stores = [n for n in m.findall(self.function, m.Name())
                   if n.value in declared and self.file.contexts.get(n) is ExpressionContext.STORE
                   and self.file.loc(n) is not None]
-        what = "global variables" if word == "global" else \
-            "variables of an enclosing function (nonlocal)"
+        message, hint = rebinding_problem(word)
         if not stores:
-            self._fail(ImpurityError, node, f"a compiled function cannot rebind {what}", hint)
+            self._fail(ImpurityError, node, message, hint)
         first = min(stores, key=lambda n: (self.file.loc(n).line, self.file.loc(n).col))
         self._fail(ImpurityError, first, f"assigning {first.value!r} rebinds a {word} variable "
                    f"(declared {word} at line {self.file.loc(node).line}), which a compiled "
@@ -228,7 +238,7 @@ class _Fence(cst.CSTVisitor):
     def visit_Call(self, node):
         self._check_io(node)
         if m.matches(node.func, m.Attribute(attr=m.Name())) and \
-                node.func.attr.value in _MUTATING_METHODS and not self._functional_sort(node):
+                node.func.attr.value in MUTATING_METHODS and not self._functional_sort(node):
             self._check_method(node, node.func.attr.value)
 
     def _functional_sort(self, node: cst.Call) -> bool:
@@ -252,10 +262,7 @@ class _Fence(cst.CSTVisitor):
         elif m.matches(target, m.StarredElement()):
             self._check_target(target.value, None, None)
         elif m.matches(target, m.Attribute()):
-            self._fail(ImpurityError, target, f"assigning the attribute {_code(target)} changes "
-                       "an object the compiled function does not own",
-                       "build a new object and return it (e.g. dataclasses.replace(obj, "
-                       f"{target.attr.value}=...) or namedtuple._replace)")
+            self._fail(ImpurityError, target, *attribute_assignment(target))
         elif m.matches(target, m.Subscript()):
             self._check_item_update(target, value, aug_op)
         else:
@@ -300,9 +307,9 @@ class _Fence(cst.CSTVisitor):
 
     # -------------------------------------------------------------- calls
     def _check_io(self, node: cst.Call):
-        if m.matches(node.func, m.Name()) and node.func.value in _IO_BUILTINS and \
+        if m.matches(node.func, m.Name()) and node.func.value in IO_BUILTINS and \
                 self.names.kind(node.func) == "builtin":
-            self._fail(ImpurityError, node, *_IO_BUILTINS[node.func.value])
+            self._fail(ImpurityError, node, *IO_BUILTINS[node.func.value])
         module = self.names.io_module(node.func)
         if module is not None:
             hint = _RANDOM_HINT if module in ("random", "numpy.random") else \
@@ -318,9 +325,8 @@ class _Fence(cst.CSTVisitor):
             hint = _METHOD_HINTS.get(method, _COPY_HINT).format(x=base.value) \
                 if kind == "param" and m.matches(receiver, m.Name()) else \
                 f"return the value and call .{method}(...) outside the compiled function"
-            self._fail(ImpurityError, node, f".{method}() changes "
-                       f"{_describe_kind(kind, base.value)} in place, which a compiled function "
-                       "cannot do", hint)
+            self._fail(ImpurityError, node,
+                       method_mutation(method, _describe_kind(kind, base.value)), hint)
         if kind != "local":
             return
         for other, other_node, _ in self.aliases(base):
@@ -329,6 +335,32 @@ class _Fence(cst.CSTVisitor):
                 self._fail(ImpurityError, node, f".{method}() changes {base.value!r}, which is "
                            f"{_describe_kind(other_kind, other)} under another name",
                            _COPY_HINT.format(x=base.value))
+
+
+# ------------------------------------------------------------------ shared with the interpreter
+def unsupported_syntax(node):
+    """(message, hint) when `node` is syntax outside the supported subset, else None."""
+    if getattr(node, "asynchronous", None) is not None:
+        return _async_problem(node)
+    return UNSUPPORTED_SYNTAX.get(type(node))
+
+
+def rebinding_problem(word: str) -> tuple:
+    """(message, hint) for a `global` or `nonlocal` statement (`word`)."""
+    what, hint = REBINDING[word]
+    return f"a compiled function cannot rebind {what}", hint
+
+
+def attribute_assignment(target: cst.Attribute) -> tuple:
+    """(message, hint) for assigning the attribute `target` (`obj.a = v`)."""
+    return (f"assigning the attribute {_code(target)} changes an object the compiled function "
+            "does not own", "build a new object and return it (e.g. dataclasses.replace(obj, "
+            f"{target.attr.value}=...) or namedtuple._replace)")
+
+
+def method_mutation(method: str, owner: str) -> str:
+    """The message for `.method()` changing `owner` (described in words) in place."""
+    return f".{method}() changes {owner} in place, which a compiled function cannot do"
 
 
 def _async_problem(node):

@@ -1,4 +1,20 @@
-"""Expression evaluation for the interpreter: names, literals, operators, calls, indexing."""
+"""Expression evaluation for the interpreter (`ExpressionsMixin`, a base of `Interpreter`):
+names, literals, operators, calls, indexing, comprehensions.
+
+Whose error it is. Python raises TypeError, IndexError, ... (PYTHON_ERRORS) both for the user's
+mistakes and for astjax's own bugs, so where it is raised decides:
+
+- an operation the user wrote, run on the user's values (an operator, a call, an index, an
+  attribute, iteration, a truth test, a format, an import), runs through `user_op` (or
+  `apply`), which reports its error at the user's node as an AstjaxError: `T[10]` on a
+  3-tuple, `int("a")`, `len(1, 2)`. A call counts even when it goes into astjax's library
+  (`jnp.sum(x, bogus=1)`): the user chose the function and its arguments. (So a bug inside
+  the library, reached from such a call, is reported at that call, with the original error as
+  its cause: nothing tells it apart from bad arguments there.)
+- the same error escaping an eval_/exec_ handler from anywhere else was raised by the
+  interpreter's own machinery (a handler, the rewriters, a control-flow conversion): an astjax
+  bug, raised as `InternalError` (not an AstjaxError) naming the user's line being compiled.
+"""
 import ast
 import functools
 import operator
@@ -10,6 +26,8 @@ import numpy as np
 from ..core.ir import Var
 from ..errors import AstjaxError, ConcretizationError, ImpurityError, UnsupportedSyntaxError
 from . import resolve
+from .check import MUTATING_METHODS, NOT_OWNED_CONTAINER_HINT, method_mutation, unsupported_syntax
+from .frame import Frame
 from .values import UserFunction
 
 _BINARY = {
@@ -26,33 +44,72 @@ _COMPARE = {
     cst.Is: operator.is_, cst.IsNot: operator.is_not, cst.In: lambda a, b: a in b,
     cst.NotIn: lambda a, b: a not in b,
 }
-_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
-                     "setdefault", "popitem", "add", "discard", "sort", "reverse"}
-_USER_ERRORS = (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError,
-                OverflowError, NotImplementedError)
+# What Python raises for a wrong operation: the user's or astjax's, by where (see above)
+PYTHON_ERRORS = (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError,
+                 OverflowError, NotImplementedError)
+
+
+class InternalError(RuntimeError):
+    """A bug of astjax met while compiling user code: not an AstjaxError, since the user's
+    code is not at fault. It names the user's line being compiled; its cause is the error."""
+
+    def __init__(self, error: Exception, where):
+        super().__init__(f"internal error in astjax while compiling {where}: "
+                         f"{type(error).__name__}: {error}")
 
 
 class ExpressionsMixin:
-    def eval(self, node, frame):
+    """Evaluates expressions. The Interpreter it is mixed into provides `names` (a
+    resolve.Names), `user_function`, `make_closure`, `assign`, `loc` and `set_loc`."""
+
+    def eval(self, node, frame: Frame):
         handler = getattr(self, "eval_" + type(node).__name__, None)
         if handler is None:
-            raise UnsupportedSyntaxError(f"{type(node).__name__} expressions are not supported "
-                                         "in a compiled function", self.loc(node, frame))
+            message, hint = unsupported_syntax(node) or (
+                f"{type(node).__name__} expressions are not supported in a compiled function", None)
+            raise UnsupportedSyntaxError(message, self.loc(node, frame), hint)
         try:
             return handler(node, frame)
         except AstjaxError as e:
             raise e.at(self.loc(node, frame)) from e.__cause__
-        except _USER_ERRORS as e:
-            raise AstjaxError(f"{type(e).__name__}: {e}", self.loc(node, frame)) from e
+        except PYTHON_ERRORS as e:  # not from a user_op (which reports its own): astjax's bug
+            raise self.internal_error(e, node, frame) from e
 
     def apply(self, fn, args, node, frame, kwargs=None):
         """fn(*args) at the user's node: primitives it records point at this line."""
         self.set_loc(node, frame)
-        return fn(*args, **(kwargs or {}))
+        return self.user_op(fn, args, node, frame, kwargs)
+
+    def user_op(self, fn, args, node, frame, kwargs=None):
+        """fn(*args, **kwargs), an operation the user wrote at `node` on the user's values:
+        Python's errors from it are the user's mistake, reported at node."""
+        try:
+            return fn(*args, **(kwargs or {}))
+        except PYTHON_ERRORS as e:
+            raise AstjaxError(f"{type(e).__name__}: {e}", self.loc(node, frame)) from e
+
+    def truth(self, value, node, frame) -> bool:
+        """bool(value) of a static value the user tests (if, while, and, not, ...)."""
+        return self.user_op(bool, (value,), node, frame)
+
+    def iterate(self, value, node, frame):
+        """The items of a static value the user iterates (for, *value, comprehensions), one at
+        a time, as Python iterates (a long static range is never built as a list)."""
+        iterator = self.user_op(iter, (value,), node, frame)
+        while True:
+            try:
+                item = self.user_op(next, (iterator,), node, frame)
+            except StopIteration:
+                return
+            yield item
+
+    def internal_error(self, error: Exception, node, frame) -> InternalError:
+        loc = self.loc(node, frame)
+        return InternalError(error, loc if loc is not None else frame.function.__name__)
 
     # ------------------------------------------------------------ atoms
     def eval_Name(self, node: cst.Name, frame):
-        return self.lookup(node.value, frame, node)
+        return self.names.lookup(node.value, frame, node)
 
     def eval_Integer(self, node, frame):
         return ast.literal_eval(node.value)
@@ -74,7 +131,7 @@ class ExpressionsMixin:
             value = self.eval(part.expression, frame)
             spec = "" if part.format_spec is None else "".join(
                 p.value for p in part.format_spec if isinstance(p, cst.FormattedStringText))
-            parts.append(format(value, spec))
+            parts.append(self.user_op(format, (value, spec), node, frame))
         return "".join(parts)
 
     def eval_Ellipsis(self, node, frame):
@@ -87,29 +144,30 @@ class ExpressionsMixin:
             raise AstjaxError(f"{value.__name__}.{name} is not available in astjax",
                               self.loc(node.attr, frame),
                               hint="see astjax.numpy / astjax.lax for what is supported")
-        result = getattr(value, name)
+        result = self.user_op(getattr, (value, name), node, frame)
         if isinstance(value, types.ModuleType):
-            return self._outer_value(vars(value), name, result, (id(vars(value)), name)) \
+            return self.names.outer_value(vars(value), name, result, (id(vars(value)), name)) \
                 if resolve.is_array_input(result) else _callable_value(self, result)
         if not isinstance(value, Var) and _held_array(result):
             # an array held by an object (a namedtuple, a dataclass): an input, read afresh
-            return self._outer_value(_Attributes(value), name, result, (id(value), "attr", name))
+            return self.names.outer_value(_Attributes(value), name, result,
+                                          (id(value), "attr", name))
         return _callable_value(self, result)
 
     # ------------------------------------------------------------ containers
     def eval_Tuple(self, node, frame):
-        return tuple(self._elements(node.elements, frame))
+        return tuple(self._elements(node, frame))
 
     def eval_List(self, node, frame):
-        return list(self._elements(node.elements, frame))
+        return list(self._elements(node, frame))
 
     def eval_Set(self, node, frame):
-        return set(self._elements(node.elements, frame))
+        return self.user_op(set, (list(self._elements(node, frame)),), node, frame)  # hashes
 
-    def _elements(self, elements, frame):
-        for el in elements:
+    def _elements(self, node, frame):
+        for el in node.elements:
             if isinstance(el, cst.StarredElement):
-                yield from self.eval(el.value, frame)
+                yield from self.iterate(self.eval(el.value, frame), node, frame)
             else:
                 yield self.eval(el.value, frame)
 
@@ -117,9 +175,10 @@ class ExpressionsMixin:
         out = {}
         for el in node.elements:
             if isinstance(el, cst.StarredDictElement):
-                out.update(self.eval(el.value, frame))
+                self.user_op(out.update, (self.eval(el.value, frame),), node, frame)
             else:
-                out[self.eval(el.key, frame)] = self.eval(el.value, frame)
+                key, value = self.eval(el.key, frame), self.eval(el.value, frame)
+                self.user_op(operator.setitem, (out, key, value), node, frame)
         return out
 
     # ------------------------------------------------------------ operators
@@ -135,7 +194,7 @@ class ExpressionsMixin:
 
     def logical_not(self, value, node, frame):
         if not isinstance(value, Var):
-            return not value
+            return not self.truth(value, node, frame)
         import astjax.numpy as jnp
         return self.apply(jnp.logical_not, (value,), node, frame)
 
@@ -143,7 +202,7 @@ class ExpressionsMixin:
         left = self.eval(node.left, frame)
         is_and = isinstance(node.operator, cst.And)
         if not isinstance(left, Var):  # Python's short circuit on a static value
-            if bool(left) != is_and:
+            if self.truth(left, node, frame) != is_and:
                 return left
             return self.eval(node.right, frame)
         right = self.eval(node.right, frame)
@@ -165,14 +224,14 @@ class ExpressionsMixin:
 
     def _and(self, a, b, node, frame):
         if not isinstance(a, Var) and not isinstance(b, Var):
-            return a and b
+            return b if self.truth(a, node, frame) else a  # Python's `a and b`
         import astjax.numpy as jnp
         return self.apply(jnp.logical_and, (a, b), node, frame)
 
     def eval_IfExp(self, node: cst.IfExp, frame):
         test = self.eval(node.test, frame)
         if not isinstance(test, Var):
-            return self.eval(node.body if test else node.orelse, frame)
+            return self.eval(node.body if self.truth(test, node, frame) else node.orelse, frame)
         body, orelse = self.eval(node.body, frame), self.eval(node.orelse, frame)
         import astjax.numpy as jnp
         return self.apply(jnp.where, (test, body, orelse), node, frame)
@@ -187,9 +246,9 @@ class ExpressionsMixin:
         value = self.eval(node.value, frame)
         index = self.eval_index(node, frame)
         if isinstance(value, (dict, list, tuple)) and isinstance(index, (str, int)):
-            item = value[index]
+            item = self.user_op(operator.getitem, (value, index), node, frame)
             if _held_array(item):  # an array held by a container: an input too
-                return self._outer_value(value, index, item, (id(value), "item", index))
+                return self.names.outer_value(value, index, item, (id(value), "item", index))
         return self.apply(operator.getitem, (value, index), node, frame)
 
     def eval_index(self, node: cst.Subscript, frame):
@@ -214,9 +273,9 @@ class ExpressionsMixin:
         for arg in node.args:
             value = self.eval(arg.value, frame)
             if arg.star == "*":
-                args.extend(value)
+                args.extend(self.iterate(value, node, frame))
             elif arg.star == "**":
-                kwargs.update(value)
+                self.user_op(kwargs.update, (value,), node, frame)
             elif arg.keyword is not None:
                 kwargs[arg.keyword.value] = value
             else:
@@ -241,11 +300,11 @@ class ExpressionsMixin:
     def _check_pure_call(self, fn, node, frame):
         owner = getattr(fn, "__self__", None)
         name = getattr(fn, "__name__", "")
-        if name in _MUTATING_METHODS and isinstance(owner, (list, dict, set)) \
+        if name in MUTATING_METHODS and isinstance(owner, (list, dict, set)) \
                 and not self._is_local_container(owner, frame):
-            raise ImpurityError(f".{name}() on a list/dict/set that the function does not own",
-                                self.loc(node, frame),
-                                hint="build a new container (e.g. xs + [v]) and return it")
+            # one the fence could not see: reached through an expression (`get().append(v)`)
+            raise ImpurityError(method_mutation(name, "a list/dict/set the function does not own"),
+                                self.loc(node, frame), hint=NOT_OWNED_CONTAINER_HINT)
 
     def _is_local_container(self, owner, frame) -> bool:
         return any(v is owner for v in frame.env.values())
@@ -255,26 +314,25 @@ class ExpressionsMixin:
         return list(self._comprehend(node, frame, lambda f: self.eval(node.elt, f)))
 
     def eval_SetComp(self, node, frame):
-        return set(self._comprehend(node, frame, lambda f: self.eval(node.elt, f)))
+        elements = list(self._comprehend(node, frame, lambda f: self.eval(node.elt, f)))
+        return self.user_op(set, (elements,), node, frame)  # hashes the user's values
 
     def eval_GeneratorExp(self, node, frame):
         return iter(list(self._comprehend(node, frame, lambda f: self.eval(node.elt, f))))
 
     def eval_DictComp(self, node, frame):
-        return dict(self._comprehend(node, frame,
-                                     lambda f: (self.eval(node.key, f), self.eval(node.value, f))))
+        items = list(self._comprehend(node, frame,
+                                      lambda f: (self.eval(node.key, f), self.eval(node.value, f))))
+        return self.user_op(dict, (items,), node, frame)  # hashes the user's keys
 
     def _comprehend(self, node, frame, element):
-        from .interpreter import Frame
-        inner = Frame(frame.function)
-        inner.env = dict(frame.env)
-        yield from self._for_clauses(node.for_in, inner, element)
+        yield from self._for_clauses(node.for_in, frame.for_comprehension(), element)
 
     def _for_clauses(self, clause: cst.CompFor, frame, element):
         iterable = self.eval(clause.iter, frame)
         if isinstance(iterable, Var) and iterable.ndim == 0:
             raise ConcretizationError("iteration over a 0-d array", self.loc(clause.iter, frame))
-        for value in iterable:
+        for value in self.iterate(iterable, clause.iter, frame):
             self.assign(clause.target, value, frame)
             if all(self._static_truth(self.eval(c.test, frame), c, frame) for c in clause.ifs):
                 if clause.inner_for_in is None:
@@ -286,7 +344,7 @@ class ExpressionsMixin:
         if isinstance(value, Var):
             raise ConcretizationError("a comprehension filter on an array value",
                                       self.loc(node, frame), hint="use jnp.where to select")
-        return bool(value)
+        return self.truth(value, node, frame)
 
 
 def _callable_value(interp, value):

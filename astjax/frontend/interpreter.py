@@ -5,7 +5,12 @@ compile time (ints, shapes, tuples, static arguments) are computed as Python com
 control flow on them is specialised away; array values are `Var`s, and every operation on them
 goes through astjax's library, which records primitives. `if`/`while`/`for` on array values
 become cond/while_loop/scan (see `pyflow.py`). Errors carry the user's file:line:col.
+
+`Interpreter` is made of this file (calls, statements, assignment), `expressions.py` and
+`pyflow.py`; names are looked up by its `resolve.Names`, frames are `frame.Frame`s.
 """
+import importlib
+import inspect
 import operator
 import threading
 import types
@@ -14,42 +19,18 @@ import libcst as cst
 
 from .. import numpy as _numpy  # noqa: F401  (its import gives Vars their operators, Var.ops)
 from ..core.bind import current_builder
-from ..core.ir import Var
-from ..errors import (AstjaxError, ConcretizationError, ImpurityError, SourceLoc,
-                      UndefinedNameError, UnsupportedSyntaxError)
+from ..core.ir import MISSING, Var
+from ..errors import AstjaxError, ConcretizationError, ImpurityError, SourceLoc, UnsupportedSyntaxError
+from ..tree_util import tree_flatten
 from . import resolve
-from .check import check_function
-from .expressions import ExpressionsMixin
+from .check import attribute_assignment, check_function, rebinding_problem, unsupported_syntax
+from .expressions import PYTHON_ERRORS, ExpressionsMixin
+from .frame import Break, Continue, Frame, Return
 from .pyflow import ControlFlowMixin
-from .source import function_source, rewritten
+from .source import FunctionSource, function_source, rewritten
 from .values import Undefined, UserFunction
 
-MAX_STATIC_ITERATIONS = 100_000
-
-
-class Return(Exception):
-    def __init__(self, value):
-        self.value = value
-
-
-class Break(Exception):
-    pass
-
-
-class Continue(Exception):
-    pass
-
-
-class Frame:
-    """One activation of a user function: its locals and where its free names come from."""
-
-    def __init__(self, function: UserFunction):
-        self.function = function
-        self.env: dict = {}
-
-    @property
-    def file(self):
-        return self.function.source.file
+MAX_RECURSION = 40  # unrolled levels of one function (each costs Python stack while compiling)
 
 
 class Context:
@@ -72,7 +53,14 @@ def _active() -> list:
 
 
 def active_interpreter():
-    """The interpreter of the specialisation under way (in this thread), or a fresh one."""
+    """The interpreter of the specialisation under way in this thread; outside one, a new
+    standalone interpreter.
+
+    Standalone ones are intended: eval_shape, make_jaxpr and custom_gradient stage a function
+    (staging.func_of) without specialising it, and a module-level def (static_module) may be
+    called while a standalone interpreter evaluates its caller. A standalone interpreter has
+    its own Context, which no specialisation reads: arrays it reads from outside are Vars
+    that the staged body captures as free variables (core.closure.free_vars)."""
     active = _active()
     return active[-1] if active else Interpreter()
 
@@ -86,8 +74,12 @@ def as_interpretable(fn):
 
 
 class Interpreter(ExpressionsMixin, ControlFlowMixin):
+    """Evaluates user functions abstractly for one specialisation (`context`). Entered (`with`),
+    it is this thread's active interpreter, which user functions met by library code use."""
+
     def __init__(self, context: Context = None):
         self.context = context or Context()
+        self.names = resolve.Names(self.context, self.user_function)
 
     def __enter__(self):
         _active().append(self)
@@ -168,7 +160,6 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
 
     def make_closure(self, node, frame: Frame) -> UserFunction:
         """A nested def or lambda, closing over the frame it is defined in."""
-        from .source import FunctionSource
         name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
         source = FunctionSource(frame.file, node, name)
         defaults = {}
@@ -177,65 +168,6 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
             if p.default is not None:
                 defaults[p.name.value] = self.eval(p.default, frame)
         return UserFunction(source, frame.function.globals, frame, {}, defaults, self)
-
-    # ------------------------------------------------------------ names
-    def lookup(self, name: str, frame: Frame, node):
-        f = frame
-        while f is not None:
-            if name in f.env:
-                value = f.env[name]
-                if isinstance(value, Undefined):
-                    raise UndefinedNameError(f"{name!r} is used before it is assigned",
-                                             self.loc(node, frame))
-                return value
-            if name in f.function.cells:
-                return self._from_cell(f.function, name)
-            f = f.function.enclosing
-        return self._global(name, frame, node)
-
-    def _from_cell(self, fn: UserFunction, name: str):
-        try:
-            value = fn.cells[name].cell_contents
-        except ValueError:
-            raise UndefinedNameError(f"free variable {name!r} is not bound yet") from None
-        return self._outer_value(fn.cells, name, value, ("cell", id(fn.cells[name])))
-
-    def _global(self, name: str, frame: Frame, node):
-        if name == "__astjax_missing__":  # placeholder written by rewriters.loop_flags
-            from ..control import MISSING
-            return MISSING
-        namespace = frame.function.globals
-        if name in namespace:
-            return self._outer_value(namespace, name, namespace[name], (id(namespace), name))
-        if name in ("range", "enumerate", "zip"):
-            from . import pyflow
-            return getattr(pyflow, f"make_{name}")
-        if name in resolve.BUILTINS:
-            return self._builtin(name)
-        raise UndefinedNameError(f"name {name!r} is not defined", self.loc(node, frame),
-                                 hint="define it, import it, or pass it as an argument")
-
-    def _outer_value(self, namespace, name, value, key):
-        """A value read from outside the function: recorded, and arrays become inputs."""
-        if resolve.is_array_input(value):
-            if key not in self.context.implicit:
-                import numpy as np
-                from ..core.avals import AVal
-                arr = np.asarray(value)
-                self.context.implicit[key] = (namespace, name, Var(AVal(arr.shape, arr.dtype), name))
-            return self.context.implicit[key][2]
-        self.context.dependencies[key] = (namespace, name, value)
-        value = resolve.translate(value)
-        if resolve.is_user_function(value):
-            return self.user_function(value)
-        return value
-
-    def _builtin(self, name: str):
-        if name in ("print", "open", "input", "exec", "eval", "breakpoint"):
-            raise ImpurityError(f"{name}() does I/O or runs code, which a compiled function cannot",
-                                hint="use astjax.debug.print(...) to print values"
-                                if name == "print" else None)
-        return resolve.BUILTINS[name]
 
     # ------------------------------------------------------------ statements
     def exec_block(self, statements, frame: Frame):
@@ -247,6 +179,8 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
             self._exec_statement(stmt, frame)
         except AstjaxError as e:
             raise e.at(self.loc(stmt, frame)) from e.__cause__
+        except PYTHON_ERRORS as e:  # not from a user_op (which reports its own): astjax's bug
+            raise self.internal_error(e, stmt, frame) from e
 
     def _exec_statement(self, stmt, frame: Frame):
         self.set_loc(stmt, frame)
@@ -255,17 +189,15 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
                 self.set_loc(small, frame)
                 self.exec_small(small, frame)
             return
-        handler = getattr(self, "exec_" + type(stmt).__name__, None)
-        if handler is None:
-            raise UnsupportedSyntaxError(f"{_describe(stmt)} is not supported in a compiled function",
-                                         self.loc(stmt, frame), hint=_SYNTAX_HINTS.get(type(stmt)))
-        handler(stmt, frame)
+        self.exec_small(stmt, frame)
 
     def exec_small(self, node, frame: Frame):
         handler = getattr(self, "exec_" + type(node).__name__, None)
         if handler is None:
-            raise UnsupportedSyntaxError(f"{_describe(node)} is not supported in a compiled function",
-                                         self.loc(node, frame), hint=_SYNTAX_HINTS.get(type(node)))
+            # the fence refuses these first; this is for syntax it lets through
+            message, hint = unsupported_syntax(node) or (
+                f"{type(node).__name__} is not supported in a compiled function", None)
+            raise UnsupportedSyntaxError(message, self.loc(node, frame), hint)
         handler(node, frame)
 
     def exec_Expr(self, node: cst.Expr, frame):
@@ -303,14 +235,14 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
     def exec_Raise(self, node: cst.Raise, frame):
         exc = self.eval(node.exc, frame) if node.exc is not None else RuntimeError("raise")
         if isinstance(exc, type):
-            exc = exc()
+            exc = self.user_op(exc, (), node, frame)
         raise AstjaxError(f"the function raised {type(exc).__name__}: {exc}", self.loc(node, frame))
 
     def exec_Assert(self, node: cst.Assert, frame):
         test = self.eval(node.test, frame)
         if isinstance(test, Var):
             return  # an assertion on array values cannot be checked at compile time
-        if not test:
+        if not self.truth(test, node.test, frame):
             msg = self.eval(node.msg, frame) if node.msg is not None else ""
             raise AstjaxError(f"assertion failed: {msg}", self.loc(node, frame))
 
@@ -319,10 +251,9 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
             frame.env[node.target.value] = Undefined(node.target.value)
 
     def exec_Import(self, node: cst.Import, frame):
-        import importlib
         for alias in node.names:
             module_name = cst.Module([]).code_for_node(alias.name)
-            module = importlib.import_module(module_name)
+            module = self.user_op(importlib.import_module, (module_name,), node, frame)
             if alias.asname is not None:
                 frame.env[alias.asname.name.value] = resolve.translate(module)
             else:
@@ -330,22 +261,26 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
                 frame.env[top] = resolve.translate(importlib.import_module(top))
 
     def exec_ImportFrom(self, node: cst.ImportFrom, frame):
-        import importlib
         module_name = cst.Module([]).code_for_node(node.module) if node.module else ""
         if node.relative or isinstance(node.names, cst.ImportStar):
             raise UnsupportedSyntaxError("relative or star imports inside a compiled function",
                                          self.loc(node, frame), hint="import at module level")
-        module = resolve.translate(importlib.import_module(module_name))
+        module = resolve.translate(self.user_op(importlib.import_module, (module_name,), node, frame))
         for alias in node.names:
             name = alias.name.value
             target = alias.asname.name.value if alias.asname else name
-            frame.env[target] = resolve.translate(getattr(module, name))
+            frame.env[target] = resolve.translate(self.user_op(getattr, (module, name), alias, frame))
 
     def exec_Global(self, node, frame):
-        raise ImpurityError("a compiled function cannot assign globals", self.loc(node, frame),
-                            hint="return the new value instead")
+        self._refuse_rebinding("global", node, frame)
 
-    exec_Nonlocal = exec_Global
+    def exec_Nonlocal(self, node, frame):
+        self._refuse_rebinding("nonlocal", node, frame)
+
+    def _refuse_rebinding(self, word: str, node, frame):
+        """The fence's refusal, for a function it did not check."""
+        message, hint = rebinding_problem(word)
+        raise ImpurityError(message, self.loc(node, frame), hint)
 
     def exec_FunctionDef(self, node: cst.FunctionDef, frame):
         if node.decorators:
@@ -363,12 +298,12 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
             self._unpack(target, value, frame)
         elif isinstance(target, cst.Subscript):
             self._assign_item(target, value, frame)
-        elif isinstance(target, cst.Attribute):
-            raise ImpurityError("a compiled function cannot assign attributes",
-                                self.loc(target, frame),
-                                hint="build a new object (e.g. namedtuple._replace) and return it")
+        elif isinstance(target, cst.Attribute):  # one the fence does not see (a comprehension's)
+            message, hint = attribute_assignment(target)
+            raise ImpurityError(message, self.loc(target, frame), hint)
         else:
-            raise UnsupportedSyntaxError(f"assignment to {_describe(target)}", self.loc(target, frame))
+            raise UnsupportedSyntaxError(f"assignment to {type(target).__name__}",
+                                         self.loc(target, frame))
 
     def _unpack(self, target, value, frame):
         elements = target.elements
@@ -393,7 +328,7 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         container = self.eval(target.value, frame)
         index = self.eval_index(target, frame)
         if isinstance(container, (list, dict)):
-            container[index] = value
+            self.user_op(operator.setitem, (container, index, value), target, frame)
             return
         if not isinstance(target.value, cst.Name):
             raise ImpurityError("in-place update of an array that is not a local name",
@@ -413,12 +348,10 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
 
 
 def _is_missing(value) -> bool:
-    from ..control import MISSING
     return value is MISSING
 
 
 def _python_defaults(fn) -> dict:
-    import inspect
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -426,13 +359,9 @@ def _python_defaults(fn) -> dict:
     return {n: p.default for n, p in sig.parameters.items() if p.default is not p.empty}
 
 
-MAX_RECURSION = 40  # unrolled levels of one function (each costs Python stack while compiling)
-
-
 def _static_key(tree) -> tuple:
     """The static part of a call's arguments: its arrays by shape and dtype, other values by
     value (by identity when unhashable)."""
-    from ..tree_util import tree_flatten
     leaves, structure = tree_flatten(tree)
     key = []
     for leaf in leaves:
@@ -447,11 +376,6 @@ def _static_key(tree) -> tuple:
     return (str(structure),) + tuple(key)
 
 
-def _any_var(tree) -> bool:
-    from ..tree_util import tree_leaves
-    return any(isinstance(x, Var) for x in tree_leaves(tree))
-
-
 def _keyword_or_default(frame, name: str, kwargs: dict):
     if name in kwargs:
         return kwargs.pop(name)
@@ -463,17 +387,6 @@ def _keyword_or_default(frame, name: str, kwargs: dict):
 def _call_error(frame, message):
     return AstjaxError(f"{frame.function.__name__}(): {message}", frame.function.source.loc())
 
-
-def _describe(node) -> str:
-    return {cst.Try: "try/except", cst.With: "with", cst.ClassDef: "a class definition",
-            cst.AsyncFunctionDef: "async def"}.get(type(node), type(node).__name__)
-
-
-_SYNTAX_HINTS = {
-    cst.Try: "a compiled function cannot catch errors; check values with jnp.where or lax.cond",
-    cst.With: "move the with-block outside the compiled function",
-    cst.ClassDef: "define classes at module level",
-}
 
 _AUG_OPS = {
     cst.AddAssign: operator.add, cst.SubtractAssign: operator.sub,

@@ -1,5 +1,6 @@
-"""Python `if`/`while`/`for` in the interpreter: run as Python when the condition or the
-iterable is static, converted to lax.cond / while_loop / scan when it is an array value.
+"""Python `if`/`while`/`for` in the interpreter (`ControlFlowMixin`, a base of `Interpreter`):
+run as Python when the condition or the iterable is static, converted to lax.cond / while_loop /
+scan when it is an array value.
 
 A converted statement outputs exactly the variables assigned in it that exist before it or are
 read after it; those defined on only one path are errors naming the variable.
@@ -11,17 +12,22 @@ import libcst as cst
 from ..core.ir import Var
 from ..errors import ControlFlowError
 from . import analysis
+from .frame import Break, Continue, Frame, Return
 from .values import Undefined
 
 MAX_STATIC_ITERATIONS = 100_000
 
 
 class ControlFlowMixin:
+    """Executes if/while/for. The Interpreter it is mixed into provides `eval`, `truth`,
+    `iterate`, `exec_block`, `assign`, `loc` and `set_loc`."""
+
     # ------------------------------------------------------------ if
-    def exec_If(self, node: cst.If, frame):
+    def exec_If(self, node: cst.If, frame: Frame):
         test = self.eval(node.test, frame)
         if not isinstance(test, Var):
-            branch = node.body.body if test else _else_body(node.orelse)
+            branch = node.body.body if self.truth(test, node.test, frame) else \
+                _else_body(node.orelse)
             self.exec_block(branch, frame)
             return
         self.set_loc(node.test, frame)
@@ -82,7 +88,6 @@ class ControlFlowMixin:
         frame.env[name] = value
 
     def _exec_converted(self, statements, frame, node):
-        from .interpreter import Break, Continue, Return
         try:
             self.exec_block(statements, frame)
         except (Return, Break, Continue) as e:
@@ -100,7 +105,7 @@ class ControlFlowMixin:
                      "with jnp.where(cond, a, b)")
 
     # ------------------------------------------------------------ while
-    def exec_While(self, node: cst.While, frame):
+    def exec_While(self, node: cst.While, frame: Frame):
         for _ in range(MAX_STATIC_ITERATIONS):
             test = self.eval(node.test, frame)
             if isinstance(test, Var):
@@ -108,7 +113,7 @@ class ControlFlowMixin:
                 self._convert_while(node, frame)
                 self.exec_block(_else_body(node.orelse), frame)  # (no break left: see exec_For)
                 return
-            if not test:
+            if not self.truth(test, node.test, frame):
                 self.exec_block(_else_body(node.orelse), frame)
                 return
             if not self._static_iteration(node, frame):
@@ -157,14 +162,14 @@ class ControlFlowMixin:
         return carried
 
     # ------------------------------------------------------------ for
-    def exec_For(self, node: cst.For, frame):
+    def exec_For(self, node: cst.For, frame: Frame):
         iterable = self.eval(node.iter, frame)
         if self._convert_for(node, iterable, frame):
             # a loop with a break had its else clause moved behind the flag by the rewriters,
             # so an else clause still here runs whenever the loop ends
             self.exec_block(_else_body(node.orelse), frame)
             return
-        for value in iterable:
+        for value in self.iterate(iterable, node.iter, frame):
             self.assign(node.target, value, frame)
             if not self._static_iteration(node, frame):
                 return
@@ -173,7 +178,6 @@ class ControlFlowMixin:
     def _static_iteration(self, node, frame) -> bool:
         """One pass of a static loop's body; False if it breaks out. (The rewriters turn
         break/continue into flags, so these exceptions only come from unrewritten code.)"""
-        from .interpreter import Break, Continue
         try:
             self.exec_block(node.body.body, frame)
         except Break:

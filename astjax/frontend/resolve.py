@@ -1,6 +1,11 @@
 """What a name read by user code means: a user helper to interpret, an astjax library function,
 a NumPy/JAX name standing for its astjax counterpart, a static Python value, or an array that
-becomes an input of the compiled function."""
+becomes an input of the compiled function.
+
+`Names` (at the end) looks a name up for the interpreter (locals, closure cells, globals,
+builtins) and records what the function reads from outside; the functions before it say what a
+value found that way stands for.
+"""
 import builtins
 import functools
 import importlib
@@ -9,7 +14,14 @@ import types
 
 import numpy as np
 
-from ..errors import ConcretizationError
+from ..core.avals import AVal
+from ..core.ir import MISSING, Var
+from ..errors import ConcretizationError, ImpurityError, UndefinedNameError
+from ..rewriters.source.loop_flags import MISSING as MISSING_NAME
+from .check import IO_BUILTINS
+from .frame import Frame
+from .pyflow import make_enumerate, make_range, make_zip
+from .values import Undefined, UserFunction
 
 LIBRARY_PREFIXES = (  # top-level packages whose functions are library code, not the user's
     "astjax", "numpy", "scipy", "math", "builtins", "operator", "functools", "itertools",
@@ -150,3 +162,78 @@ def non_array_function_error(fn, name: str):
     return ConcretizationError(
         f"{name} cannot take an array value: it would need the array's contents at compile time",
         hint="use the astjax.numpy / astjax.lax equivalent, or pass the value as a static argument")
+
+
+# Builtins that compiled code sees through a stand-in, which converts loops over array values
+_STAND_INS = {"range": make_range, "enumerate": make_enumerate, "zip": make_zip}
+
+
+class Names:
+    """The interpreter's name lookup: a frame's locals, then the enclosing frames' and the
+    closure cells, then the function's globals, then the builtins.
+
+    It records in `context` what the function reads from outside (`dependencies`, to detect
+    stale caches) and turns arrays read from outside into inputs (`implicit`); `interpret`
+    makes a user function read by name into the UserFunction the interpreter evaluates."""
+
+    def __init__(self, context, interpret):
+        self.context = context
+        self.interpret = interpret
+
+    def lookup(self, name: str, frame: Frame, node):
+        f = frame
+        while f is not None:
+            if name in f.env:
+                return _assigned(f.env[name], name, frame, node)
+            if name in f.function.cells:
+                return self._from_cell(f.function, name)
+            f = f.function.enclosing
+        return self._global(name, frame, node)
+
+    def outer_value(self, namespace, name, value, key):
+        """A value read from outside the function (a global, a cell, an attribute or item of
+        an outside object, found in `namespace` under `name`; `key` identifies the slot):
+        recorded, and arrays become inputs, read afresh at every call."""
+        if is_array_input(value):
+            if key not in self.context.implicit:
+                arr = np.asarray(value)
+                self.context.implicit[key] = (namespace, name, Var(AVal(arr.shape, arr.dtype), name))
+            return self.context.implicit[key][2]
+        self.context.dependencies[key] = (namespace, name, value)
+        value = translate(value)
+        return self.interpret(value) if is_user_function(value) else value
+
+    def _from_cell(self, fn: UserFunction, name: str):
+        try:
+            value = fn.cells[name].cell_contents
+        except ValueError:
+            raise UndefinedNameError(f"free variable {name!r} is not bound yet") from None
+        return self.outer_value(fn.cells, name, value, ("cell", id(fn.cells[name])))
+
+    def _global(self, name: str, frame: Frame, node):
+        if name == MISSING_NAME:  # the placeholder rewriters.loop_flags writes
+            return MISSING
+        namespace = frame.function.globals
+        if name in namespace:
+            return self.outer_value(namespace, name, namespace[name], (id(namespace), name))
+        if name in _STAND_INS:
+            return _STAND_INS[name]
+        if name in BUILTINS:
+            return _builtin(name)
+        raise UndefinedNameError(f"name {name!r} is not defined", frame.file.loc(node),
+                                 hint="define it, import it, or pass it as an argument")
+
+
+def _assigned(value, name: str, frame: Frame, node):
+    if isinstance(value, Undefined):
+        raise UndefinedNameError(f"{name!r} is used before it is assigned", frame.file.loc(node))
+    return value
+
+
+def _builtin(name: str):
+    """A builtin by name; the fence's refusal for I/O ones, which it could not see being read
+    under another name (`p = print`) or in a file it could not check (a star import)."""
+    if name in IO_BUILTINS:
+        message, hint = IO_BUILTINS[name]
+        raise ImpurityError(message, hint=hint)  # placed at the name by the expression
+    return BUILTINS[name]
