@@ -123,18 +123,9 @@ def test_no_edge_against_the_layering(graph):
     assert wrong == [], "\n".join(wrong)
 
 
-# The interpreter's three files still import each other (a frame module and a name-resolution
-# collaborator will separate them); listed so that nothing else joins the cycle, and checked to
-# be a cycle still, so the entry goes when the split lands.
-KNOWN_CYCLES = [["astjax.frontend.expressions", "astjax.frontend.interpreter",
-                 "astjax.frontend.pyflow"]]
-
-
 def test_no_import_cycles(graph):
     cycles = _cycles(graph)
-    new = [c for c in cycles if c not in KNOWN_CYCLES]
-    assert new == [], "\n".join(" -> ".join(c) for c in new)
-    assert all(c in cycles for c in KNOWN_CYCLES), "a known cycle is gone: drop it from the list"
+    assert cycles == [], "\n".join(" -> ".join(c) for c in cycles)
 
 
 def _cycles(graph: dict) -> list:

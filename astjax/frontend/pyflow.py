@@ -320,10 +320,6 @@ class _DynamicRange:
         self.start, self.stop = start, stop
 
 
-def _is_dynamic_range(value) -> bool:
-    return isinstance(value, _DynamicRange)
-
-
 def make_range(*args):
     """`range` as compiled code sees it: Python's, unless a bound is an array value."""
     if not any(isinstance(a, Var) for a in args):
