@@ -31,8 +31,9 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
                                hint="call it once, at the start of the program")
     try:
         from mpi4py import MPI
-    except ImportError as e:
-        raise DistributedError(f"astjax.distributed needs mpi4py and an MPI library ({e})",
+    except Exception as e:  # not installed, or its MPI library failed to start
+        raise DistributedError(f"astjax.distributed needs mpi4py and a working MPI library "
+                               f"({type(e).__name__}: {e})",
                                hint="pip install 'astjax[mpi]', then launch with "
                                     "mpiexec -n N python program.py") from None
     comm = MPI.COMM_WORLD
