@@ -65,18 +65,9 @@ def compile_func(func: Func, origin: str = "?"):
 
     def call(*args):
         buffers = [buffer(a, dtype) for a, dtype in zip(args, param_dtypes)]
-        while True:
-            executable, layout = build(state["capacity"])
-            if not layout.num_counts:
-                outs = client.execute(executable, buffers)
-                break
-            with held_prints() as release:
-                outs = client.execute(executable, buffers)
-                counts = _trip_counts(layout, [outs[len(outs) - layout.num_counts:]])
-                if all(c <= state["capacity"] for c in counts):
-                    release()
-                    break
-            state["capacity"] = _room_for(max(counts))  # a tape overflowed: again, with room
+        outs, layout = _until_tapes_fit(state, build,
+                                        lambda executable: client.execute(executable, buffers),
+                                        lambda outs, layout: outs[layout.num_outs:])
         results = outs[:layout.num_outs]
         return results[0] if single else tuple(results)
 
@@ -100,6 +91,9 @@ def compile_replicated(func: Func, origin: str, axis_name, num_replicas: int):
                                               layout.callbacks), layout, header + text)
         return compiled[capacity]
 
+    def counts(outs, layout):  # per taped loop, each replica's count
+        return [b for replicas in outs[layout.num_outs:] for b in replicas]
+
     state = {"capacity": _first_capacity(func)}
     chosen = client.devices()[:num_replicas]
     dtypes = [np.dtype(v.aval.dtype) for v in func.params]
@@ -107,15 +101,9 @@ def compile_replicated(func: Func, origin: str, axis_name, num_replicas: int):
     def call(per_device):
         inputs = [[np.asarray(a, dtype)[None] for a, dtype in zip(args, dtypes)]
                   for args in per_device]
-        while True:
-            executable, layout, _ = build(state["capacity"])
-            with held_prints() as release:
-                outs = client.execute_replicated(executable, inputs, chosen)
-                counts = _trip_counts(layout, outs[layout.num_outs:])
-                if all(c <= state["capacity"] for c in counts):
-                    release()
-                    break
-            state["capacity"] = _room_for(max(counts))  # a tape overflowed: again, with room
+        outs, layout = _until_tapes_fit(
+            state, build, lambda executable: client.execute_replicated(executable, inputs, chosen),
+            counts)
         return [[np.asarray(b)[0] for b in replicas] for replicas in outs[:layout.num_outs]]
 
     call.stablehlo = build(state["capacity"])[2]
@@ -153,12 +141,30 @@ def _first_capacity(func: Func) -> int:
     return int(max(1, min(64, (64 << 20) // largest)))
 
 
-def _trip_counts(layout, columns) -> list:
+def _until_tapes_fit(state, build, execute, count_buffers) -> tuple:
+    """(outputs, layout) of the first run whose taped loops fit their tapes: one that
+    overflowed is run again with room (`state["capacity"]` grows), and the lines it printed
+    are dropped, so each prints once. `build(capacity)` gives (executable, layout, ...),
+    `count_buffers(outs, layout)` the trip-count buffers of a run."""
+    while True:
+        executable, layout = build(state["capacity"])[:2]
+        if not layout.num_counts:
+            return execute(executable), layout
+        with held_prints() as release:
+            outs = execute(executable)
+            counts = _trip_counts(layout, count_buffers(outs, layout))
+            if all(c <= state["capacity"] for c in counts):
+                release()
+                return outs, layout
+        state["capacity"] = _room_for(max(counts))
+
+
+def _trip_counts(layout, buffers) -> list:
     """The taped loops' trip counts of a run. A module that crosses processes reruns on
     every process or on none (its collectives must meet), so there they are the largest
     over all processes."""
-    counts = np.array([np.asarray(c).item() for column in columns for c in column], np.int64)
-    if layout.crosses_processes and counts.size:
+    counts = np.array([np.asarray(b).item() for b in buffers], np.int64)
+    if layout.crosses_processes:
         counts = processes.allreduce(counts, "max")
     return counts.tolist()
 
@@ -171,12 +177,7 @@ def _executable(text: str, func: Func, num_replicas: int = 1, callbacks=()):
     """The compiled executable, from the disk cache when this text was compiled before (one
     that calls back into Python is compiled each time: its callbacks live in this process)."""
     if callbacks:
-        try:
-            return client.compile(text, num_replicas, callbacks)
-        except client.Unavailable:
-            raise
-        except Exception as e:
-            raise _compile_error(e, text, func) from None
+        return _compiled(text, func, num_replicas, callbacks)
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     path = os.path.join(cache_root(), "xla", f"{func.name}_{digest}.xla")
     if os.path.exists(path):
@@ -185,14 +186,19 @@ def _executable(text: str, func: Func, num_replicas: int = 1, callbacks=()):
                 return client.deserialize(f.read(), num_replicas)
         except Exception:  # a corrupt or foreign entry: compile again and replace it
             pass
+    executable = _compiled(text, func, num_replicas)
+    _store(path, client.serialize(executable))
+    return executable
+
+
+def _compiled(text: str, func: Func, num_replicas: int, callbacks=()):
+    """jaxlib's compile of the text; its failure as an error at the user's line."""
     try:
-        executable = client.compile(text, num_replicas)
+        return client.compile(text, num_replicas, callbacks)
     except client.Unavailable:
         raise
     except Exception as e:
         raise _compile_error(e, text, func) from None
-    _store(path, client.serialize(executable))
-    return executable
 
 
 def _store(path: str, data: bytes) -> None:
