@@ -89,14 +89,11 @@ class PMap:
     def _check_equal_shares(self, args) -> None:
         """Every process must map as many examples (the collectives exchange equal parts):
         checked once per argument shapes, by gathering each process' count."""
-        dynamic = [a for i, a in enumerate(args) if i not in self.static]
-        leaves, _ = tree_flatten(tuple(dynamic))
+        leaves, _ = tree_flatten(self._dynamic(args))
         shapes = tuple(np.shape(x) for x in leaves)
         if shapes in self._checked:
             return
-        axes = self._leaf_axes(args, leaves)
-        size = _axis_size(leaves, axes, _leaf_names(self.fun, tuple(dynamic)), None)
-        counts = processes.allgather(np.int64(size))
+        counts = processes.allgather(np.int64(self._mapped(args, leaves)[1]))
         if len(set(counts.tolist())) != 1:
             raise ShapeError(f"pmap across {len(counts)} processes needs the same number of "
                              f"examples in each; they pass {', '.join(map(str, counts))} "
@@ -106,10 +103,8 @@ class PMap:
 
     # ------------------------------------------------------------ XLA: one replica per example
     def _replicated(self, args):
-        dynamic = [a for i, a in enumerate(args) if i not in self.static]
-        leaves, tree = tree_flatten(tuple(dynamic))
-        axes = self._leaf_axes(args, leaves)
-        size = _axis_size(leaves, axes, _leaf_names(self.fun, tuple(dynamic)), None)
+        leaves, tree = tree_flatten(self._dynamic(args))
+        axes, size = self._mapped(args, leaves)
         devices = self._devices(size)
         key = (tree, tuple((np.shape(x), np.asarray(x).dtype.str) for x in leaves), tuple(axes),
                tuple((i, args[i]) for i in self.static))
@@ -117,6 +112,14 @@ class PMap:
         if entry is None:
             entry = self._entries[key] = _Replicated(self, args, leaves, axes, size, devices)
         return entry.run(args, leaves, axes)
+
+    def _dynamic(self, args) -> tuple:
+        return tuple(a for i, a in enumerate(args) if i not in self.static)
+
+    def _mapped(self, args, leaves) -> tuple:
+        """(each leaf's mapped axis, the number of examples along them)."""
+        axes = self._leaf_axes(args, leaves)
+        return axes, _axis_size(leaves, axes, _leaf_names(self.fun, self._dynamic(args)), None)
 
     def _leaf_axes(self, args, leaves) -> list:
         specs = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
