@@ -13,6 +13,7 @@ import astjax.numpy as jnp
 from ..numpy import _util as u
 from ..numpy._creation import _as_operand
 from ..numpy._util import bind
+from ..core.prims.collective import group_size
 
 
 def _unary(prim):
@@ -403,7 +404,7 @@ def _over_axes(prim, x, axis_name, groups=None, **params):
 
     def one(leaf):
         for name in names:
-            size = _group_size(groups, axis_size(name))
+            size = group_size(axis_size(name), groups)
             if prim == "psum" and not isinstance(leaf, Var):  # a constant: the same everywhere
                 leaf = leaf * size
             elif prim in ("pmax", "pmin") and not isinstance(leaf, Var):
@@ -425,7 +426,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     from ..tree_util import tree_map
     count = 1
     for name in _names(axis_name):
-        count *= _group_size(axis_index_groups, axis_size(name))
+        count *= group_size(axis_size(name), axis_index_groups)
     return tree_map(lambda s: s / count, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
@@ -485,10 +486,6 @@ def _groups(groups, names) -> tuple:
                              f"axis {names[0]!r} into groups of one size, each position once",
                              hint="e.g. [[0, 1], [2, 3]] for an axis of 4")
     return groups
-
-
-def _group_size(groups, size: int) -> int:
-    return size if groups is None else len(groups[0])
 
 
 from ..control import cond, fori_loop, scan, switch, while_loop  # noqa: E402,F401

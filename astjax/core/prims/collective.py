@@ -30,8 +30,23 @@ for _name in ("psum", "pmax", "pmin"):
     define(_name, _outside(_name), _same, kind="collective")
 
 
+def group_size(mapped_size: int, axis_index_groups=None) -> int:
+    """How many examples a collective combines: the axis', or one group's."""
+    return mapped_size if axis_index_groups is None else len(axis_index_groups[0])
+
+
+def group_tables(groups, mapped_size: int) -> tuple:
+    """Constants describing axis_index_groups: each group's positions (G, S), each
+    position's group (N,) and each position's place within its group (N,)."""
+    group_of, place = np.empty(mapped_size, np.int32), np.empty(mapped_size, np.int32)
+    for g, members in enumerate(groups):
+        group_of[list(members)] = g
+        place[list(members)] = np.arange(len(members))
+    return np.asarray(groups, np.int32), group_of, place
+
+
 def _all_gather_abstract(a, *, axis_name, mapped_size, axis, tiled, axis_index_groups=None):
-    count = mapped_size if axis_index_groups is None else len(axis_index_groups[0])
+    count = group_size(mapped_size, axis_index_groups)
     shape = list(a.shape)
     if tiled:
         shape[axis] = shape[axis] * count

@@ -6,6 +6,7 @@ shared among ties; axis_index has none."""
 import numpy as np
 
 from astjax.core.bind import bind
+from astjax.core.prims.collective import group_tables
 
 from .rules import VJP, linear, no_derivative, tangent_rule
 from .util import aval
@@ -22,14 +23,11 @@ def _psum(ct, x, out, **params):
 
 
 @VJP.register("all_gather")
-def _all_gather(ct, x, out, *, axis_name, mapped_size, axis, tiled, axis_index_groups=None):
-    groups = {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
+def _all_gather(ct, x, out, *, axis_name, mapped_size, axis, tiled, **groups):
     total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size, **groups)
     index = bind("axis_index", axis_name=axis_name, mapped_size=mapped_size)
-    if axis_index_groups is not None:  # the example's place within its group
-        place = np.empty(mapped_size, np.int32)
-        for members in axis_index_groups:
-            place[list(members)] = np.arange(len(members))
+    if groups:  # the example's place within its group
+        place = group_tables(groups["axis_index_groups"], mapped_size)[2]
         index = bind("take", place, index, axis=0)
     shape = aval(x).shape
     piece = 1 if not tiled else shape[axis]
@@ -47,18 +45,22 @@ def _ppermute(ct, x, out, *, axis_name, mapped_size, perm):
     return [bind("ppermute", ct, axis_name=axis_name, mapped_size=mapped_size, perm=inverse)]
 
 
-def _hits(x, out, axis_name, mapped_size, groups):
-    """1 where this example attains the extremum (of its group), divided by how many do."""
+def _hits(x, out, total):
+    """1 where this example attains the extremum, divided by how many do (`total(v)` sums
+    v over the examples the extremum was taken over)."""
     hit = bind("convert", bind("eq", x, out), dtype=aval(x).dtype.name)
-    return bind("div", hit, bind("psum", hit, axis_name=axis_name, mapped_size=mapped_size,
-                                 **groups))
+    return bind("div", hit, total(hit))
+
+
+def _over_axis(axis_name, mapped_size, groups):
+    return lambda v: bind("psum", v, axis_name=axis_name, mapped_size=mapped_size, **groups)
 
 
 def _extremum_vjp(ct, x, out, *, axis_name, mapped_size, **groups):
     """Every example's result is the extremum: their cotangents, summed, reach the
     examples attaining it."""
-    total = bind("psum", ct, axis_name=axis_name, mapped_size=mapped_size, **groups)
-    return [bind("mul", total, _hits(x, out, axis_name, mapped_size, groups))]
+    total = _over_axis(axis_name, mapped_size, groups)
+    return [bind("mul", total(ct), _hits(x, out, total))]
 
 
 VJP.register("pmax")(_extremum_vjp)
@@ -70,8 +72,8 @@ def _extremum_jvp(primals, tangents, out, *, axis_name, mapped_size, **groups):
     (x,), (t,) = primals, tangents
     if t is None:
         return None
-    share = bind("mul", t, _hits(x, out, axis_name, mapped_size, groups))
-    return bind("psum", share, axis_name=axis_name, mapped_size=mapped_size, **groups)
+    total = _over_axis(axis_name, mapped_size, groups)
+    return total(bind("mul", t, _hits(x, out, total)))
 
 
 # Across processes: process_allreduce(sum) and process_allgather are linear; the transpose of
@@ -81,9 +83,8 @@ linear("process_allgather")
 no_derivative("process_index")
 
 
-def _process_hits(x, out):
-    hit = bind("convert", bind("eq", x, out), dtype=aval(x).dtype.name)
-    return bind("div", hit, bind("process_allreduce", hit, op="sum"))
+def _over_processes(v):
+    return bind("process_allreduce", v, op="sum")
 
 
 @tangent_rule("process_allreduce")
@@ -92,20 +93,20 @@ def _process_allreduce_jvp(primals, tangents, out, *, op):
     if t is None:
         return None
     if op != "sum":
-        t = bind("mul", t, _process_hits(x, out))
-    return bind("process_allreduce", t, op="sum")
+        t = bind("mul", t, _hits(x, out, _over_processes))
+    return _over_processes(t)
 
 
 @VJP.register("process_allreduce")
 def _process_allreduce_vjp(ct, x, out, *, op):
     if op != "sum":
-        return [bind("mul", bind("process_allreduce", ct, op="sum"), _process_hits(x, out))]
-    return [bind("process_allreduce", ct, op="sum")]
+        return [bind("mul", _over_processes(ct), _hits(x, out, _over_processes))]
+    return [_over_processes(ct)]
 
 
 @VJP.register("process_allgather")
 def _process_allgather_vjp(ct, x, out, *, count):
-    total = bind("process_allreduce", ct, op="sum")
+    total = _over_processes(ct)
     shape = aval(x).shape
     starts = [bind("process_index")] + [np.int32(0)] * len(shape)
     mine = bind("dynamic_slice", total, *starts, slice_sizes=(1,) + tuple(shape))

@@ -10,6 +10,7 @@ across processes (`process_allreduce`), the gathers gather every process' batch 
 import numpy as np
 
 from astjax.core.bind import aval, bind
+from astjax.core.prims.collective import group_size, group_tables
 
 from .util import BATCH, batched, current_axis_name, current_axis_processes, moveaxis
 
@@ -24,20 +25,18 @@ def _other_axis(name):
 
 
 def _reduction(name):
-    def rule(args, dims, *, axis_size, axis_name, mapped_size, axis_index_groups=None):
+    def rule(args, dims, *, axis_size, axis_name, mapped_size, **groups):
         if axis_name != current_axis_name():
-            groups = {} if axis_index_groups is None else \
-                {"axis_index_groups": axis_index_groups}
             return _other_axis(name)(args, dims, axis_size=axis_size, axis_name=axis_name,
                                      mapped_size=mapped_size, **groups)
         (x,), (d,) = args, dims
         if d is None:  # the same value in every example
             if name != "psum":
                 return x, None
-            count = mapped_size if axis_index_groups is None else len(axis_index_groups[0])
+            count = group_size(mapped_size, **groups)
             return bind("mul", x, np.asarray(count, aval(x).dtype)), None
-        if axis_index_groups is not None:
-            members, group_of = _group_tables(axis_index_groups, mapped_size)
+        if groups:
+            members, group_of, _ = group_tables(groups["axis_index_groups"], mapped_size)
             grouped = bind("take", _whole_axis(x, d, axis_size), members, axis=0)
             per_group = bind(REDUCE[name], grouped, axes=(1,))
             return bind("take", per_group, _mine(group_of, axis_size), axis=0), 0
@@ -71,14 +70,6 @@ def _first_position(axis_size):
     return bind("mul", bind("process_index"), np.int32(axis_size))
 
 
-def _group_tables(groups, mapped_size) -> tuple:
-    """(each group's positions, (G, S); each position's group, (N,)) as constants."""
-    group_of = np.empty(mapped_size, np.int32)
-    for g, members in enumerate(groups):
-        group_of[list(members)] = g
-    return np.asarray(groups, np.int32), group_of
-
-
 def _mine(table, axis_size):
     """The entries of a per-position table for this process' own examples."""
     if current_axis_processes() == 1:
@@ -88,7 +79,7 @@ def _mine(table, axis_size):
 
 def _grouped_gather(x, d, axis_size, mapped_size, axis, tiled, groups):
     """all_gather within groups: each example stacks its own group's operands (batched)."""
-    members, group_of = _group_tables(groups, mapped_size)
+    members, group_of, _ = group_tables(groups, mapped_size)
     grouped = bind("take", _whole_axis(x, d, axis_size), members, axis=0)   # (G, S, ...)
     mine = bind("take", grouped, _mine(group_of, axis_size), axis=0)      # (B, S, ...)
     stacked = moveaxis(mine, 1, axis + 1)
@@ -100,16 +91,14 @@ def _grouped_gather(x, d, axis_size, mapped_size, axis, tiled, groups):
 
 
 @BATCH.register("all_gather")
-def _all_gather(args, dims, *, axis_size, axis_name, mapped_size, axis, tiled,
-                axis_index_groups=None):
+def _all_gather(args, dims, *, axis_size, axis_name, mapped_size, axis, tiled, **groups):
     if axis_name != current_axis_name():
-        groups = {} if axis_index_groups is None else {"axis_index_groups": axis_index_groups}
         return _other_axis("all_gather")(args, dims, axis_size=axis_size, axis_name=axis_name,
                                          mapped_size=mapped_size, axis=axis, tiled=tiled,
                                          **groups)
-    if axis_index_groups is not None:
+    if groups:
         return _grouped_gather(args[0], dims[0], axis_size, mapped_size, axis, tiled,
-                               axis_index_groups)
+                               groups["axis_index_groups"])
     x = _whole_axis(args[0], dims[0], axis_size)
     stacked = moveaxis(x, 0, axis)
     if not tiled:
@@ -128,11 +117,7 @@ def _ppermute(args, dims, *, axis_size, axis_name, mapped_size, perm):
     source = np.full(mapped_size, -1, np.int32)
     for src, dst in perm:
         source[dst] = src
-    if current_axis_processes() == 1:
-        index, keep = np.maximum(source, 0), source >= 0
-    else:  # the sources of this process' own examples
-        mine = bind("dynamic_slice", source, _first_position(axis_size), slice_sizes=(axis_size,))
-        index, keep = bind("max", mine, np.int32(0)), bind("ge", mine, np.int32(0))
+    index, keep = _mine(np.maximum(source, 0), axis_size), _mine(source >= 0, axis_size)
     taken = bind("take", x, index, axis=0)
     keep = bind("broadcast_in_dim", keep, shape=aval(taken).shape, broadcast_dimensions=(0,))
     return bind("select", keep, taken, bind("full", 0, shape=aval(taken).shape,
