@@ -17,8 +17,6 @@ from .errors import ControlFlowError
 from .tree_util import leaf_paths, tree_flatten, tree_unflatten
 
 
-
-
 def _compiling() -> bool:
     return current_builder() is not None
 
