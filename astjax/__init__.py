@@ -26,7 +26,7 @@ _API = {
     "checkpoint_policies": "custom", "custom_gradient": "custom", "closure_convert": "custom",
     "linearize": "transforms", "linear_transpose": "transforms",
     "eval_shape": "abstract", "make_jaxpr": "abstract", "ShapeDtypeStruct": "abstract",
-    "named_call": "compiled", "disable_jit": "config",
+    "named_call": "compiled", "clear_caches": "compiled", "disable_jit": "config",
     "ensure_compile_time_eval": "config", "enable_x64": "config",
     "make_source": "generated", "show": "generated", "show_passes": "generated",
     "install_hook": "hook", "uninstall_hook": "hook",

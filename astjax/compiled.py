@@ -27,6 +27,7 @@ from .core.dims import DimExpr, Facts, recording
 from .errors import StaticArgumentError, TransformError
 from .frontend.interpreter import as_interpretable
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
+from .identity import identity
 
 log = logging.getLogger("astjax")
 log.addHandler(logging.NullHandler())
@@ -70,11 +71,8 @@ class JitFunction:
                                  hint=f"choose one of {', '.join(_available_backends())}")
         self.fun, self.backend = fun, backend
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
-        self._cache: dict = {}
-        self._fast: dict = {}  # (shape, dtype) per argument -> entry, for calls on plain arrays
-        self._fast_x64 = config.x64_enabled()
+        self._shared = None  # the entries of every jit of the same function (see _entries)
         self._signature = None
-        self._lock = threading.RLock()  # one thread compiles a signature; the others wait
         self.last = None
         functools.update_wrapper(self, fun, updated=())
 
@@ -83,11 +81,12 @@ class JitFunction:
             return as_interpretable(self.fun)(*args, **kwargs)
         if config.read("jax_disable_jit") and not hasattr(self.fun, "abstract_call"):
             return self.fun(*args, **kwargs)  # Python runs it, on concrete arrays, line by line
-        if self._fast_x64 != config.x64_enabled():  # entries typed under the other flag
-            self._fast.clear()
-            self._fast_x64 = config.x64_enabled()
-        if not kwargs and self._fast:  # repeat call on plain arrays: no binding, no pytrees
-            found = self._fast.get(_array_key(args))
+        shared = self._shared or self._entries()
+        if shared.x64 != config.x64_enabled():  # entries typed under the other flag
+            shared.fast.clear()
+            shared.x64 = config.x64_enabled()
+        if not kwargs and shared.fast:  # repeat call on plain arrays: no binding, no pytrees
+            found = shared.fast.get(_array_key(args))
             if found is not None:
                 entry, call = found
                 if not entry.spec.dependencies or entry.stale_reason() is None:
@@ -98,8 +97,25 @@ class JitFunction:
                 and not entry.spec.implicit:
             key = _array_key(args)  # every argument is itself one dynamic array leaf
             if key is not None:  # the shapes in the key fix the backend's callable too
-                self._fast[key] = (entry, entry.callable_for(args))
+                shared.fast[key] = (entry, entry.callable_for(args))
         return entry.run(leaves)
+
+    def _entries(self) -> "SharedEntries":
+        """The compiled entries of this function, shared with every jit of the same function
+        (identity.py), so that a `jit(f)` or `grad(f)` built again finds them."""
+        try:
+            key = (identity(self.fun), self.static_argnums, self.static_argnames, self.backend)
+            hash(key)
+        except TypeError:  # a parameter with no stable key: this wrapper's own entries
+            self._shared = SharedEntries()
+            return self._shared
+        with _SHARED_LOCK:
+            shared = _SHARED.pop(key, None) or SharedEntries()
+            _SHARED[key] = shared  # most recently used last
+            while len(_SHARED) > _SHARED_LIMIT:
+                _SHARED.pop(next(iter(_SHARED)))
+        self._shared = shared
+        return shared
 
     def lookup(self, args, kwargs):
         if self._signature is None:
@@ -112,8 +128,9 @@ class JitFunction:
         symbolic = shape_polymorphism()
         key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
                _static_key(bound, static), config.x64_enabled())
-        with self._lock:
-            entries = self._cache.setdefault(key, [])
+        shared = self._shared or self._entries()
+        with shared.lock:
+            entries = shared.cache.setdefault(key, [])
             entry, reason = _choose(entries, leaves)
             if reason is not None:
                 name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
@@ -129,6 +146,35 @@ class JitFunction:
             raise TransformError(f"{self.fun.__name__} has not been compiled yet",
                                  hint="call it once, or use astjax.make_source(f, *example_args)")
         return self.last.source
+
+
+class SharedEntries:
+    """The compiled entries of one function identity: by full signature key (`cache`), and by
+    (shape, dtype) per argument for calls on plain arrays (`fast`)."""
+
+    def __init__(self):
+        self.cache: dict = {}
+        self.fast: dict = {}
+        self.x64 = config.x64_enabled()  # the flag `fast`'s entries were typed under
+        self.lock = threading.RLock()  # one thread compiles a signature; the others wait
+
+
+# Function identities seen lately, most recent last: a program making a new closure per call
+# of an outer function (new cells every time) must not grow this without bound.
+_SHARED: dict = {}
+_SHARED_LIMIT = 256
+_SHARED_LOCK = threading.Lock()
+
+
+def clear_caches() -> None:
+    """Forget every compiled entry (JAX's `jax.clear_caches`): the next call of any jitted or
+    transformed function compiles again. Files in the on-disk cache stay."""
+    with _SHARED_LOCK:
+        for shared in _SHARED.values():
+            with shared.lock:
+                shared.cache.clear()
+                shared.fast.clear()
+        _SHARED.clear()
 
 
 class Compiled:

@@ -45,6 +45,11 @@ class Transformed:
         self._jitted = JitFunction(self, static, ())
         return self._jitted(*args, **kwargs)
 
+    def identity_parameters(self) -> dict:
+        """What besides `fun` decides this transformation's code (see identity.py): its public
+        attributes (argnums, in_axes, ...)."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_") and k != "fun"}
+
     @property
     def source(self) -> str:
         """The generated module of the last compilation (see JitFunction.source)."""

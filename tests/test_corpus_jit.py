@@ -116,6 +116,7 @@ def _compilations(caplog) -> list:
 @given(data=st.data())
 def test_source_and_recompilation(case, data, caplog):
     args = data.draw(case.args(np.float64), label="args")
+    astjax.clear_caches()  # (other tests compile the same functions)
     f = jitted(case)
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="astjax"):
