@@ -21,9 +21,9 @@ from . import config
 from .core.array import as_array
 from .core.avals import canonical_value
 from .core.bind import current_builder
-from .core.concretize import concretize
+from .core.concretize import concretize, size_sources
 from .core.depth import deep_recursion
-from .core.dims import DimExpr, Facts, recording
+from .core.dims import Facts, recording
 from .errors import StaticArgumentError, TransformError
 from .frontend.interpreter import as_interpretable
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
@@ -193,7 +193,7 @@ class Compiled:
         with recording(self.facts), deep_recursion():  # what the program asks of sizes
             self.spec = spec = specialize(fun, bound, static, symbolic)
         self.origin = spec.func.loc.file if spec.func.loc else "?"
-        self.sizes = _symbols_of(spec.func)
+        self.sizes = size_sources(spec.func)
         self._calls: dict = {}  # concrete sizes -> the backend's callable
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
@@ -229,7 +229,9 @@ class Compiled:
         if not self.symbolic_backend and not key:
             key = tuple(sym.witness for sym, _, _ in self.sizes)
         with recording(self.facts):  # the same facts decide the same code
-            return self.compiler.module_source(self._func(key), self.origin)[0]
+            text = self.compiler.module_source(self._func(key), self.origin)[0]
+        report = getattr(getattr(self, "call", None), "report", None)  # which tier runs it
+        return f"{report()}\n{text}" if report is not None else text
 
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:
@@ -318,16 +320,6 @@ def _choose(entries: list, leaves) -> tuple:
         broken = broken or fact
     where = f" ({broken.where.file.rsplit('/', 1)[-1]}:{broken.where.line})" if broken.where else ""
     return None, f"the sizes break `{broken}`{where}, a fact the compiled code relies on"
-
-
-def _symbols_of(func) -> list:
-    """(symbol, leaf index, axis) of every symbolic size of the function's parameters."""
-    out = []
-    for v in func.params:
-        for d in v.aval.shape:
-            if isinstance(d, DimExpr):
-                out += [(s, s.source[0], s.source[1]) for s in d.symbols() if s.source]
-    return out
 
 
 def _leaf_signature(x, symbolic: bool = False):

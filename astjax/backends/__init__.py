@@ -8,7 +8,7 @@ above it.
 """
 import importlib
 
-AVAILABLE = ("numpy", "numba", "cuda", "xla")
+AVAILABLE = ("numpy", "numba", "cuda", "xla", "auto")
 
 
 def get(name: str):

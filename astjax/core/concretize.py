@@ -4,6 +4,8 @@ For a backend that needs concrete shapes (XLA compiles per shape; a backend whos
 size-generic), `concretize(func, env)` gives the same function with plain int sizes, each symbol
 taking its size in `env` (its witness when absent). The front end does not run again.
 """
+import numpy as np
+
 from .avals import AVal
 from .dims import DimExpr
 from .ir import Eqn, Func, Lit, Var
@@ -85,3 +87,20 @@ def _symbolic_param(value) -> bool:
     if isinstance(value, (tuple, list)):
         return any(_symbolic_param(v) for v in value)
     return False
+
+
+def size_sources(func: Func) -> list:
+    """(symbol, parameter index, axis) of every symbolic size of the function's parameters:
+    where a call's arguments give each symbol its value."""
+    out = []
+    for v in func.params:
+        for d in v.aval.shape:
+            if isinstance(d, DimExpr):
+                out += [(s, s.source[0], s.source[1]) for s in d.symbols() if s.source]
+    return out
+
+
+def sizes_of(sources: list, args) -> tuple:
+    """The concrete value of each symbol of `size_sources` in these arguments."""
+    return tuple(np.shape(args[i])[axis] for _, i, axis in sources)
+

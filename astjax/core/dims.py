@@ -287,6 +287,12 @@ def is_symbolic(d) -> bool:
     return isinstance(d, DimExpr)
 
 
+def current_facts():
+    """The Facts being recorded now (None outside `recording`)."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
 def pinned(d):
     """The size as an int when it is one, or when every symbol in it has been pinned to a value
     by an equality fact of the current recording (`x.shape[0] == 2`); else None.  A code

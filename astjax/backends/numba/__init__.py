@@ -181,13 +181,40 @@ def compiled_sub_funcs(eqn):
 
 def compile_func(func: Func, origin: str = "?"):
     """A Python callable running `func` through its generated, Numba-compiled module."""
+    return load(generate(func, origin), func)
+
+
+class Generated:
+    """A generated module on disk: its path, the name it is imported under, its constants
+    and the name of its kernel (what a process needs to compile or run it)."""
+
+    def __init__(self, path: str, import_name: str, consts: dict, kernel_name: str):
+        self.path, self.import_name = path, import_name
+        self.consts, self.kernel_name = consts, kernel_name
+
+    def kernel(self):
+        """The `@njit` dispatcher (importing the module compiles nothing yet)."""
+        return getattr(_load(self.path, self.import_name, self.consts), self.kernel_name)
+
+
+def generate(func: Func, origin: str = "?") -> Generated:
+    """Write `func`'s module (content-addressed: an unchanged function keeps its file, and so
+    Numba's cached machine code)."""
     source, consts = module_source(func, origin)
     digest = _digest(source, consts)
     path = os.path.join(cache_root(), "numba", f"{func.name}_{digest}.py")
     write_if_changed(path, source)
-    module = _load(path, f"astjax_numba.{func.name}_{digest}", consts)
-    kernel = getattr(module, func.name)
-    return _entry(kernel, func)
+    return Generated(path, f"astjax_numba.{func.name}_{digest}", consts, func.name)
+
+
+def load(generated: Generated, func: Func):
+    """The calling convention (see the module docstring) around the generated kernel."""
+    return _entry(generated.kernel(), func)
+
+
+def kernel_signature(func: Func, args) -> tuple:
+    """The Numba types the kernel is called with for these arguments (what `_entry` passes)."""
+    return tuple(numba.typeof(_argument(a, v.aval)) for a, v in zip(args, func.params))
 
 
 def runtime_files() -> list:

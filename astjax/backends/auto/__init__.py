@@ -1,0 +1,43 @@
+"""The auto backend (`jit(f, backend="auto")`): each signature runs on the quickest tier that
+is ready, and settles on the fastest one.
+
+- XLA answers the first call: jaxlib compiles as quickly as for JAX's own first call (and
+  from its disk cache in a new process). Where XLA cannot compile a function, the NumPy
+  reference runs it, with one warning.
+- Once the function is hot (`HOT_CALLS` calls, or `HOT_SECONDS` spent in it), its Numba
+  kernel is compiled in a separate process (`background.py`) into Numba's disk cache: Numba's
+  compiler is Python, and in a thread it would hold the caller's GIL for seconds.
+- When the kernel is ready its first result is compared with XLA's (`tiered.agree`: beyond
+  the tolerance it is dropped, with one warning); then calls alternate between the tiers,
+  timed, and the faster median wins. The choice is written beside the cached code
+  (`record.py`), so a new process starts on the winner without timing again.
+- A function with effects (`debug.print`) or collectives across processes stays on its first
+  tier: running it twice, or on different tiers in different ranks, would change what it does.
+
+Each switch is logged on the `astjax` logger with the timings that decided it, and `show(f)`
+says which tier runs the signature. `backend="numba"` (or `ASTJAX_BACKEND`) pins one backend.
+"""
+from astjax.core.ir import Func
+
+from .tiered import Tiered
+
+# Sizes are symbolic: the NumPy and Numba tiers serve every length, the XLA tier compiles
+# per concrete sizes itself.
+SYMBOLIC_SIZES = True
+
+
+def missing() -> list:
+    """Nothing: what XLA cannot run, the NumPy reference runs."""
+    return []
+
+
+def compile_func(func: Func, origin: str = "?"):
+    return Tiered(func, origin)
+
+
+def module_source(func: Func, origin: str) -> tuple:
+    """The NumPy reference module (the code every tier agrees with)."""
+    from astjax.backends import numpy as reference
+    text, consts = reference.module_source(func, origin)
+    return ("# backend auto: XLA first, then the fastest of XLA and Numba (the NumPy reference "
+            "below is what every tier computes)\n" + text, consts)

@@ -1,0 +1,171 @@
+"""Numba kernels compiled in another process, into Numba's disk cache.
+
+Numba's compiler is mostly Python: compiled in a thread of the caller it would hold the GIL,
+and every call the caller makes meanwhile would wait for it. A separate process compiles on
+the other core and leaves the caller alone; when it is done, loading the kernel in the caller
+reads machine code from the cache.
+
+The files of one job sit beside the generated module, named by the kernel's signature:
+`.job` (what to compile, with the module's constants), `.lock` (the process compiling
+it: created exclusively, so of two processes wanting the same kernel one compiles and the
+other waits for its result) and `.done` (the outcome, JSON). The compiling process runs in
+its own session: the caller's exit never waits for it, and it finishes (for the next process)
+when the caller forks or ends. A lock whose process died is taken over.
+"""
+import atexit
+import hashlib
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+from astjax.core.files import cache_root, discard
+
+POLL_SECONDS = 0.05  # how often a waiting caller looks for the outcome
+STALE_LOCK_SECONDS = 600.0  # a lock this old is abandoned, whatever its process
+
+
+class Job:
+    """One kernel signature compiled by another process (see the module docstring)."""
+
+    def __init__(self, generated, signature: tuple):
+        self.generated, self.signature = generated, signature
+        tag = hashlib.sha256(repr(signature).encode()).hexdigest()[:12]
+        base = f"{generated.path[:-3]}.{tag}"
+        self.done_path, self.lock_path = base + ".done", base + ".lock"
+        self.job_path = base + ".job"
+        self._next_poll = 0.0
+        self.retries = 1  # a compiling process that dies is replaced once
+
+    def start(self) -> str:
+        """Compile in another process, unless the outcome exists or a process is at it; says
+        which ("compiled before", "another process compiles it", "a new process compiles
+        it")."""
+        if os.path.exists(self.done_path):
+            return "compiled before"
+        if not self._take_lock():
+            return "another process compiles it"
+        try:
+            self._write_inputs()
+            self._spawn()
+        except BaseException:
+            discard(self.lock_path)
+            raise
+        return "a new process compiles it"
+
+    def outcome(self):
+        """None while compiling, else {"ok": bool, "seconds": float, "error": str}."""
+        now = time.monotonic()
+        if now < self._next_poll:
+            return None
+        self._next_poll = now + POLL_SECONDS
+        try:
+            with open(self.done_path, encoding="utf-8") as f:
+                outcome = json.load(f)
+            if isinstance(outcome, dict) and isinstance(outcome.get("ok"), bool):
+                reap()
+                return outcome
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, UnicodeDecodeError):
+            discard(self.done_path)  # unreadable: compile (or read the cache) again
+        if not self._compiler_alive():
+            if self.retries <= 0:
+                return {"ok": False, "error": "the compiling process died", "seconds": 0.0}
+            self.retries -= 1
+            discard(self.lock_path)
+            self.start()
+        return None
+
+    def wait(self, timeout: float):
+        """The outcome, waiting at most `timeout` seconds for it (tests, and a caller that
+        prefers the kernel to anything else)."""
+        end = time.monotonic() + timeout
+        while True:
+            outcome = self.outcome()
+            if outcome is not None or time.monotonic() > end:
+                return outcome
+            time.sleep(POLL_SECONDS)
+
+    def _take_lock(self) -> bool:
+        os.makedirs(os.path.dirname(self.lock_path), exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                if self._compiler_alive():
+                    return False
+                discard(self.lock_path)  # its process died: take it over
+                continue
+            with os.fdopen(fd, "w") as f:
+                f.write(str(os.getpid()))
+            return True
+        return False
+
+    def _compiler_alive(self) -> bool:
+        """Whether the lock's process still runs (a young lock not yet holding its pid is)."""
+        try:
+            age = time.time() - os.path.getmtime(self.lock_path)
+            with open(self.lock_path, encoding="utf-8") as f:
+                text = f.read().strip()
+        except OSError:
+            return os.path.exists(self.done_path)
+        if age > STALE_LOCK_SECONDS:
+            return False
+        if not text.isdigit():
+            return age < 5.0
+        try:
+            os.kill(int(text), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # another user's live process
+            return True
+        return True
+
+    def _write_inputs(self) -> None:
+        g = self.generated
+        job = {"path": g.path, "import_name": g.import_name, "kernel": g.kernel_name,
+               "signature": self.signature, "consts": g.consts,
+               "done": self.done_path, "lock": self.lock_path}
+        _write_bytes(self.job_path, lambda f: pickle.dump(job, f))
+
+    def _spawn(self) -> None:
+        env = dict(os.environ, ASTJAX_CACHE_DIR=cache_root())
+        import numba
+        if numba.config.CACHE_DIR:  # (a private folder chosen for this process: share it)
+            env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+        log = open(self.lock_path[:-5] + ".log", "wb")
+        with log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "astjax.backends.auto.job", self.job_path],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                start_new_session=True, close_fds=True)
+        with open(self.lock_path, "w", encoding="utf-8") as f:
+            f.write(str(process.pid))  # the lock now names the process compiling
+        _RUNNING.append(process)
+
+
+# The compiling processes this one started, reaped when they end (never waited for).
+_RUNNING: list = []
+
+
+def reap() -> None:
+    _RUNNING[:] = [p for p in _RUNNING if p.poll() is None]
+
+
+@atexit.register
+def _leave_running() -> None:
+    """Exit without waiting: a compiling process finishes on its own (for the next process),
+    and is not reported as a leaked child."""
+    for process in _RUNNING:
+        if process.poll() is None:
+            process.returncode = 0
+
+
+def _write_bytes(path: str, write) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        write(f)
+    os.replace(tmp, path)

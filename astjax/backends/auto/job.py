@@ -1,0 +1,41 @@
+"""The process that compiles one Numba kernel into the disk cache (see background.py).
+
+    python -m astjax.backends.auto.job <job file>
+
+It imports the generated module (no user code), compiles the kernel for the recorded
+signature, writes the outcome beside it and removes the lock, at a lower priority than the
+process that asked for it."""
+import json
+import os
+import pickle
+import sys
+import time
+
+
+def main(job_path: str) -> None:
+    if hasattr(os, "nice"):
+        os.nice(5)
+    with open(job_path, "rb") as f:
+        job = pickle.load(f)
+    start = time.perf_counter()
+    try:
+        compile_kernel(job)
+        outcome = {"ok": True, "seconds": time.perf_counter() - start}
+    except Exception as error:  # reported to the caller, which drops the tier
+        first = (str(error).strip().splitlines() or [""])[0]
+        outcome = {"ok": False, "seconds": time.perf_counter() - start,
+                   "error": f"{type(error).__name__}: {first}"}
+    from astjax.core.files import discard, write_atomic
+    write_atomic(job["done"], json.dumps(outcome))
+    discard(job["lock"])
+    discard(job_path)  # (it holds the module's constants: no need to keep them twice)
+
+
+def compile_kernel(job: dict) -> None:
+    from astjax.backends import numba as backend
+    generated = backend.Generated(job["path"], job["import_name"], job["consts"], job["kernel"])
+    generated.kernel().compile(job["signature"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

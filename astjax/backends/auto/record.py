@@ -1,0 +1,63 @@
+"""The tier a function settled on, on disk, so a new process starts on it without timing.
+
+A record is a small JSON file in `cache_root()/auto/`, named by a digest of the function's
+reference module (its NumPy source and constants) and the versions of what compiled it: an
+edited function, new constants or a new Numba or jaxlib never read an old record. A record
+that cannot be read, or does not say what a record says, is ignored (and rewritten when the
+function settles again).
+"""
+import hashlib
+import json
+import os
+
+import numpy as np
+
+from astjax.core.files import cache_root, write_atomic
+from astjax.core.ir import Func
+
+TIERS = ("xla", "numba", "numpy")
+
+
+def key(func: Func, origin: str) -> str:
+    from astjax.backends import numpy as reference
+    import jaxlib
+    text, consts = reference.module_source(func, origin)
+    h = hashlib.sha256(text.encode())
+    h.update(f"jaxlib {jaxlib.__version__} numba {_numba_version()}".encode())
+    for name in sorted(consts):
+        value = np.ascontiguousarray(consts[name])
+        h.update(f"{name}:{value.dtype.str}:{value.shape}".encode() + value.tobytes())
+    return f"{func.name}_{h.hexdigest()[:20]}"
+
+
+def _numba_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("numba")
+    except PackageNotFoundError:
+        return "none"
+
+
+def path_of(record_key: str) -> str:
+    return os.path.join(cache_root(), "auto", record_key + ".json")
+
+
+def read(record_key: str):
+    """The record (a dict with "winner" among TIERS), or None when there is none to trust."""
+    try:
+        with open(path_of(record_key), encoding="utf-8") as f:
+            record = json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict) or record.get("winner") not in TIERS:
+        return None
+    if record["winner"] == "numba" and not isinstance(record.get("module"), str):
+        return None
+    return record
+
+
+def write(record_key: str, record: dict) -> None:
+    try:
+        write_atomic(path_of(record_key), json.dumps(record, indent=1, sort_keys=True))
+    except OSError:  # a read-only cache: the next process times again
+        pass

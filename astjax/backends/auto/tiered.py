@@ -1,0 +1,285 @@
+"""One signature's tiers (see the package docstring): which tier runs a call, and when to move.
+
+The stages, in order: `first` (XLA, or NumPy where XLA failed, runs every call while the
+function is not hot), `compiling` (the Numba kernel is compiled in another process), `tuning`
+(the kernel agreed with the first tier on a real call; calls alternate between the two,
+timed) and `settled` (the winner runs every call; a call whose sizes break a fact the
+kernel relies on still goes to the first tier).
+"""
+import logging
+import os
+import time
+import warnings
+import weakref
+
+import numpy as np
+
+from astjax.core.concretize import concretize, size_sources, sizes_of
+from astjax.core.dims import Facts, current_facts, recording
+from astjax.core.ir import Func, sub_funcs
+from astjax.core.simplify import effectful
+
+from . import record
+from .background import Job
+
+log = logging.getLogger("astjax")
+
+HOT_CALLS = 10      # a function called this often is worth a Numba kernel...
+HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
+TRIALS = 5          # timed calls per tier before choosing (after one to warm up)
+CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
+
+
+class Tiered:
+    """The auto backend's callable for one function (all its sizes)."""
+
+    def __init__(self, func: Func, origin: str):
+        self.func, self.origin, self.name = func, origin, func.name
+        self.sources = size_sources(func)
+        self.pinned = pinned(func)
+        self.first = "xla"
+        self._xla: dict = {}       # concrete sizes -> XLA callable
+        self._numpy = None
+        self.numba = None          # the Numba tier's callable, once it agrees
+        # What the specialisation knows of sizes (`x.shape[0] == 2`, so a 2-vector can live
+        # in scalars) seeds what the Numba kernel relies on; it adds its own choices.
+        known = current_facts()
+        self.numba_facts = Facts(items=list(known.items) if known is not None else [])
+        self.generated = self.job = None
+        self.stage, self.calls, self.seconds = "first", 0, 0.0
+        self.trials: dict = {"first": [], "numba": []}
+        self.winner = None
+        self.settled = None        # the callable serving every call, once there is one
+        _ALL.add(self)
+        self.record_key = None if self.pinned else record.key(func, origin)
+        self.known = record.read(self.record_key) if self.record_key else None
+        if self.known is not None and self.known["winner"] != "numba":
+            self.stage, self.winner = "settled", self.first  # it won before: no Numba
+
+    # ------------------------------------------------------------ calls
+    def __call__(self, *args):
+        settled = self.settled
+        if settled is not None:
+            return settled(*args)
+        if self.stage == "settled":
+            return self._settled_call(args)
+        if self.stage == "tuning":
+            return self._tuning_call(args)
+        start, compiled = time.perf_counter(), len(self._xla)
+        out = self._first_call(args)
+        self.calls += 1
+        if len(self._xla) == compiled:  # (a call that compiled says nothing of run time)
+            self.seconds += time.perf_counter() - start
+        if self.stage == "first" and not self.pinned and self._hot():
+            self._start_numba(args)
+        elif self.stage == "compiling":
+            self._poll(args, out)
+        return out
+
+    def _hot(self) -> bool:
+        known = self.known is not None and self.calls >= 1  # start on the recorded winner
+        return known or self.calls >= HOT_CALLS or self.seconds >= HOT_SECONDS
+
+    def _first_call(self, args):
+        if self.first == "xla" and _FORKED:  # jaxlib's threads did not come along
+            log.info("%s: a forked process runs it on numpy (XLA does not survive a fork)",
+                     self.name)
+            self.first, self.settled = "numpy", None
+            if self.winner == "xla":
+                self.winner = "numpy"
+        if self.first == "numpy":
+            return self._numpy_tier()(*args)
+        sizes = sizes_of(self.sources, args)
+        call = self._xla.get(sizes)
+        fresh = call is None
+        try:
+            if fresh:
+                from astjax.backends import xla
+                env = {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
+                call = self._xla[sizes] = xla.compile_func(concretize(self.func, env),
+                                                           self.origin)
+            return call(*args)
+        except Exception as error:
+            if not fresh:  # it ran before: the error is the call's, not XLA's
+                raise
+            self._xla.pop(sizes, None)  # (XLA compiles at the first call)
+            self._drop("xla", error)
+            self.first = "numpy"
+            return self._numpy_tier()(*args)
+
+    def _numpy_tier(self):
+        if self._numpy is None:
+            from astjax.backends import numpy as reference
+            self._numpy = reference.compile_func(self.func, self.origin)
+        return self._numpy
+
+    def _numba_serves(self, args) -> bool:
+        return self.numba is not None and self._facts_hold(args)
+
+    def _facts_hold(self, args) -> bool:
+        """Whether these arguments' sizes keep every fact the Numba kernel relies on."""
+        if not self.numba_facts.items:
+            return True
+        env = {sym: n for (sym, _, _), n in zip(self.sources, sizes_of(self.sources, args))}
+        return all(f.check(env) for f in self.numba_facts.items)
+
+    def _settled_call(self, args):
+        if self.winner == "numba" and self._numba_serves(args):
+            return self.numba(*args)
+        if self.first == "xla" and self._xla and sizes_of(self.sources, args) not in self._xla:
+            # Sizes vary: where XLA would compile again, the Numba kernel (one for every
+            # length) serves at once, or is made to.
+            if self._numba_serves(args):
+                return self.numba(*args)
+            if self.job is None and not self.pinned:
+                out = self._first_call(args)
+                self._start_numba(args)
+                return out
+        return self._first_call(args)
+
+    # ------------------------------------------------------------ Numba in the background
+    def _start_numba(self, args) -> None:
+        from astjax.backends import numba as backend
+        try:
+            with recording(self.numba_facts):
+                self.generated = backend.generate(self.func, self.origin)
+            self.job = Job(self.generated, backend.kernel_signature(self.func, args))
+            how = self.job.start()
+        except Exception as error:
+            self._drop("numba", error)
+            return
+        self.stage = "compiling"
+        log.info("%s: its Numba kernel is wanted after %d calls (%.3g s): %s", self.name,
+                 self.calls, self.seconds, how)
+
+    def _poll(self, args, first_out) -> None:
+        outcome = self.job.outcome()
+        if outcome is None or outcome["ok"] and not self._facts_hold(args):
+            return  # (the kernel is checked on a call it serves)
+        if not outcome["ok"]:
+            self._drop("numba", outcome.get("error", "it did not compile"))
+            return
+        from astjax.backends import numba as backend
+        try:
+            numba_call = backend.load(self.generated, self.func)
+            reason = disagreement(numba_call(*args), first_out)
+        except Exception as error:
+            self._drop("numba", error)
+            return
+        if reason is not None:
+            self._drop("numba", f"its result differs from {self.first}'s: {reason}")
+            return
+        self.numba = numba_call
+        log.info("%s: its Numba kernel is ready (compiled in %.3g s)", self.name,
+                 outcome.get("seconds", 0.0))
+        if self.known is not None:  # the recorded winner: no timing again
+            self._settle(self.known["winner"], "the recorded choice")
+        else:
+            self.stage = "tuning"
+
+    # ------------------------------------------------------------ choosing
+    def _tuning_call(self, args):
+        first, numba = self.trials["first"], self.trials["numba"]
+        use_numba = len(numba) <= len(first) and self._numba_serves(args)
+        start = time.perf_counter()
+        out = _ready(self.numba(*args) if use_numba else self._first_call(args))
+        (numba if use_numba else first).append(time.perf_counter() - start)
+        if len(first) > TRIALS and len(numba) > TRIALS:  # (each tier's first call warms up)
+            t_first, t_numba = float(np.median(first[1:])), float(np.median(numba[1:]))
+            winner = "numba" if t_numba < t_first else self.first
+            self._settle(winner, f"{t_numba * 1e3:.3g} ms per call on numba, "
+                                 f"{t_first * 1e3:.3g} ms on {self.first} (medians of {TRIALS})")
+            record.write(self.record_key, {"winner": winner, "numba_s": t_numba,
+                                           f"{self.first}_s": t_first,
+                                           "module": self.generated.path})
+        return out
+
+    def _settle(self, winner: str, why: str) -> None:
+        self.stage, self.winner = "settled", winner
+        if winner == "numba" and not self.numba_facts.items:
+            self.settled = self.numba
+        elif winner == "numpy":
+            self.settled = self._numpy_tier()
+        elif not self.sources and self._xla:  # one size only: one XLA executable
+            self.settled = self._xla[()]
+        log.info("%s: running on %s (%s)", self.name, winner, why)
+
+    def _drop(self, tier: str, reason) -> None:
+        """A tier that failed or disagreed: one warning, and the others carry on."""
+        if isinstance(reason, Exception):
+            text = (str(reason).strip().splitlines() or [""])[0]
+            reason = f"{type(reason).__name__}: {text}"
+        warnings.warn(f"astjax: {self.name}: the {tier} tier is dropped ({reason}); "
+                      f"{'numpy' if tier == 'xla' else self.first} runs it", stacklevel=4)
+        if tier == "numba":
+            self._settle(self.first, f"numba dropped: {reason}")
+
+    # ------------------------------------------------------------ what show() says
+    def report(self) -> str:
+        where = {"first": f"{self.first} (a Numba kernel follows once it is hot)",
+                 "compiling": f"{self.first} while its Numba kernel compiles in the background",
+                 "tuning": f"{self.first} and numba, timed to choose",
+                 "settled": str(self.winner)}[self.stage]
+        return f"# backend auto: this signature runs on {where}"
+
+
+_FORKED = False  # whether this process is a fork of one that may have started XLA
+
+
+def _forked() -> None:
+    global _FORKED
+    _FORKED = True
+    for tiered in list(_ALL):
+        if tiered.first == "xla":
+            tiered.settled = None  # (an XLA executable: the next call moves to numpy)
+
+
+_ALL = weakref.WeakSet()  # every Tiered of this process
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+def pinned(func: Func) -> bool:
+    """Whether the function must stay on one tier: it has effects, or collectives across
+    processes (ranks on different tiers would not meet in the same calls)."""
+    return any(effectful(e) or e.prim in CROSS_PROCESS for e in _equations(func))
+
+
+def _equations(func: Func):
+    for eqn in func.eqns:
+        yield eqn
+        for sub in sub_funcs(eqn):
+            yield from _equations(sub)
+
+
+def _ready(out):
+    """`out` once computed (XLA returns buffers before it has filled them)."""
+    for leaf in out if isinstance(out, tuple) else (out,):
+        wait = getattr(leaf, "block_until_ready", None)
+        if wait is not None:
+            wait()
+    return out
+
+
+def disagreement(got, expected):
+    """Why two tiers' results differ beyond rounding (None: they agree). Floats agree within
+    a relative 1e-6 (64-bit) or 1e-3 (narrower) of the larger of 1 and the result's largest
+    magnitude; everything else exactly."""
+    got = got if isinstance(got, tuple) else (got,)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    if len(got) != len(expected):
+        return f"{len(got)} results against {len(expected)}"
+    for i, (a, b) in enumerate(zip(got, expected)):
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:
+            return f"result {i} has shape {a.shape}, not {b.shape}"
+        if b.dtype.kind in "fc":
+            tol = 1e-6 if b.dtype.itemsize >= (8 if b.dtype.kind == "f" else 16) else 1e-3
+            finite = np.abs(b[np.isfinite(b)])
+            scale = max(1.0, float(finite.max())) if finite.size else 1.0
+            if not np.allclose(a, b, rtol=tol, atol=tol * scale, equal_nan=True):
+                return f"result {i} differs by up to {float(np.nanmax(np.abs(a - b))):.3g}"
+        elif not np.array_equal(a, b):
+            return f"result {i} differs"
+    return None
