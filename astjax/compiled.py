@@ -40,9 +40,9 @@ def _available_backends() -> tuple:
 
 
 def default_backend() -> str:
-    """$ASTJAX_BACKEND (numpy, numba or xla), else the NumPy reference backend."""
-    import os
-    return os.environ.get("ASTJAX_BACKEND") or "numpy"
+    """$ASTJAX_BACKEND (auto, numpy, numba, xla or cuda), else "auto": the quickest tier that
+    is ready, then the fastest (astjax/backends/auto)."""
+    return os.environ.get("ASTJAX_BACKEND") or "auto"
 
 
 def named_call(fun, *, name=None):
@@ -231,7 +231,10 @@ class Compiled:
         with recording(self.facts):  # the same facts decide the same code
             text = self.compiler.module_source(self._func(key), self.origin)[0]
         report = getattr(getattr(self, "call", None), "report", None)  # which tier runs it
-        return f"{report()}\n{text}" if report is not None else text
+        if report is None:
+            return text
+        header, rest = text.split("\n", 1)
+        return f"{header}\n{report()}\n{rest}"
 
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:

@@ -1,5 +1,6 @@
-"""Test session setup: a private cache directory for generated modules, hypothesis profiles, and
-tests/ on sys.path so test modules can `import corpus`."""
+"""Test session setup: a private cache directory for generated modules, the reference backend
+unless a test names another, hypothesis profiles, and tests/ on sys.path so test modules can
+`import corpus`."""
 import os
 import sys
 import tempfile
@@ -21,6 +22,11 @@ def _cache_dir() -> str:
 # At import, before any test compiles anything: generated modules never land in ~/.cache.
 if "ASTJAX_CACHE_DIR" not in os.environ:
     os.environ.setdefault("ASTJAX_CACHE_DIR", _cache_dir())
+
+# The suite checks what each backend computes: the NumPy reference unless a test names
+# another (the Numba, XLA and CUDA suites do), so that a test's result never depends on which
+# tier the default backend ("auto") had reached. test_auto_backend.py checks the tiers.
+os.environ.setdefault("ASTJAX_BACKEND", "numpy")
 
 if TESTS not in sys.path:
     sys.path.insert(0, TESTS)

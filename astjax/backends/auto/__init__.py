@@ -36,8 +36,8 @@ def compile_func(func: Func, origin: str = "?"):
 
 
 def module_source(func: Func, origin: str) -> tuple:
-    """The NumPy reference module (the code every tier agrees with)."""
+    """The NumPy reference module (the code every tier agrees with; `Compiled.source` adds
+    the line saying which tier runs the signature)."""
     from astjax.backends import numpy as reference
     text, consts = reference.module_source(func, origin)
-    return ("# backend auto: XLA first, then the fastest of XLA and Numba (the NumPy reference "
-            "below is what every tier computes)\n" + text, consts)
+    return text, consts

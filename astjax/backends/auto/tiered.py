@@ -8,6 +8,7 @@ kernel relies on still goes to the first tier).
 """
 import logging
 import os
+import threading
 import time
 import warnings
 import weakref
@@ -50,6 +51,7 @@ class Tiered:
         self.trials: dict = {"first": [], "numba": []}
         self.winner = None
         self.settled = None        # the callable serving every call, once there is one
+        self._moving = threading.Lock()  # held by the thread changing the stage
         _ALL.add(self)
         self.record_key = None if self.pinned else record.key(func, origin)
         self.known = record.read(self.record_key) if self.record_key else None
@@ -64,16 +66,23 @@ class Tiered:
         if self.stage == "settled":
             return self._settled_call(args)
         if self.stage == "tuning":
-            return self._tuning_call(args)
+            with self._moving:  # (timings taken while other threads call would mislead)
+                if self.stage == "tuning":
+                    return self._tuning_call(args)
+            return self(*args)
         start, compiled = time.perf_counter(), len(self._xla)
         out = self._first_call(args)
         self.calls += 1
         if len(self._xla) == compiled:  # (a call that compiled says nothing of run time)
             self.seconds += time.perf_counter() - start
-        if self.stage == "first" and not self.pinned and self._hot():
-            self._start_numba(args)
-        elif self.stage == "compiling":
-            self._poll(args, out)
+        if self._moving.acquire(blocking=False):  # one thread moves tiers; the others run
+            try:
+                if self.stage == "first" and not self.pinned and self._hot():
+                    self._start_numba(args)
+                elif self.stage == "compiling":
+                    self._poll(args, out)
+            finally:
+                self._moving.release()
         return out
 
     def _hot(self) -> bool:
@@ -133,7 +142,9 @@ class Tiered:
                 return self.numba(*args)
             if self.job is None and not self.pinned:
                 out = self._first_call(args)
-                self._start_numba(args)
+                with self._moving:
+                    if self.job is None:
+                        self._start_numba(args)
                 return out
         return self._first_call(args)
 
@@ -220,7 +231,8 @@ class Tiered:
                  "compiling": f"{self.first} while its Numba kernel compiles in the background",
                  "tuning": f"{self.first} and numba, timed to choose",
                  "settled": str(self.winner)}[self.stage]
-        return f"# backend auto: this signature runs on {where}"
+        return (f"# backend auto: this signature runs on {where}; below, the NumPy "
+                "reference every tier agrees with")
 
 
 _FORKED = False  # whether this process is a fork of one that may have started XLA
@@ -263,17 +275,17 @@ def _ready(out):
 
 
 def disagreement(got, expected):
-    """Why two tiers' results differ beyond rounding (None: they agree). Floats agree within
-    a relative 1e-6 (64-bit) or 1e-3 (narrower) of the larger of 1 and the result's largest
-    magnitude; everything else exactly."""
+    """Why two tiers' results differ beyond rounding (None: they agree). Shapes and dtypes must
+    be the same; floats agree within a relative 1e-6 (64-bit) or 1e-3 (narrower) of the
+    larger of 1 and the result's largest magnitude; everything else exactly."""
     got = got if isinstance(got, tuple) else (got,)
     expected = expected if isinstance(expected, tuple) else (expected,)
     if len(got) != len(expected):
         return f"{len(got)} results against {len(expected)}"
     for i, (a, b) in enumerate(zip(got, expected)):
         a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape:
-            return f"result {i} has shape {a.shape}, not {b.shape}"
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return f"result {i} is {a.dtype}{list(a.shape)}, not {b.dtype}{list(b.shape)}"
         if b.dtype.kind in "fc":
             tol = 1e-6 if b.dtype.itemsize >= (8 if b.dtype.kind == "f" else 16) else 1e-3
             finite = np.abs(b[np.isfinite(b)])
