@@ -46,6 +46,7 @@ class Tiered:
         # in scalars) seeds what the Numba kernel relies on; it adds its own choices.
         known = current_facts()
         self.numba_facts = Facts(items=list(known.items) if known is not None else [])
+        self._facts_by_sizes: dict = {}  # sizes -> whether they keep those facts
         self.generated = self.job = None
         self.stage, self.calls, self.seconds = "first", 0, 0.0
         self.trials: dict = {"first": [], "numba": []}
@@ -129,8 +130,13 @@ class Tiered:
         """Whether these arguments' sizes keep every fact the Numba kernel relies on."""
         if not self.numba_facts.items:
             return True
-        env = {sym: n for (sym, _, _), n in zip(self.sources, sizes_of(self.sources, args))}
-        return all(f.check(env) for f in self.numba_facts.items)
+        sizes = sizes_of(self.sources, args)
+        holds = self._facts_by_sizes.get(sizes)
+        if holds is None:
+            env = {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
+            holds = self._facts_by_sizes[sizes] = all(f.check(env)
+                                                      for f in self.numba_facts.items)
+        return holds
 
     def _settled_call(self, args):
         if self.winner == "numba" and self._numba_serves(args):
