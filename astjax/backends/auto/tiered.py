@@ -105,9 +105,8 @@ class Tiered:
         try:
             if fresh:
                 from astjax.backends import xla
-                env = {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
-                call = self._xla[sizes] = xla.compile_func(concretize(self.func, env),
-                                                           self.origin)
+                call = self._xla[sizes] = xla.compile_func(
+                    concretize(self.func, self._env(sizes)), self.origin)
             return call(*args)
         except Exception as error:
             if not fresh:  # it ran before: the error is the call's, not XLA's
@@ -116,6 +115,10 @@ class Tiered:
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
+
+    def _env(self, sizes: tuple) -> dict:
+        """Each size symbol's value, for a call with these sizes."""
+        return {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
 
     def _numpy_tier(self):
         if self._numpy is None:
@@ -133,7 +136,7 @@ class Tiered:
         sizes = sizes_of(self.sources, args)
         holds = self._facts_by_sizes.get(sizes)
         if holds is None:
-            env = {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
+            env = self._env(sizes)
             holds = self._facts_by_sizes[sizes] = all(f.check(env)
                                                       for f in self.numba_facts.items)
         return holds
@@ -198,9 +201,10 @@ class Tiered:
     def _tuning_call(self, args):
         first, numba = self.trials["first"], self.trials["numba"]
         use_numba = len(numba) <= len(first) and self._numba_serves(args)
-        start = time.perf_counter()
+        start, compiled = time.perf_counter(), len(self._xla)
         out = _ready(self.numba(*args) if use_numba else self._first_call(args))
-        (numba if use_numba else first).append(time.perf_counter() - start)
+        if len(self._xla) == compiled:  # (a call that compiled is not timed)
+            (numba if use_numba else first).append(time.perf_counter() - start)
         if len(first) > TRIALS and len(numba) > TRIALS:  # (each tier's first call warms up)
             t_first, t_numba = float(np.median(first[1:])), float(np.median(numba[1:]))
             winner = "numba" if t_numba < t_first else self.first
