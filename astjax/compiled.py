@@ -21,7 +21,7 @@ from . import config
 from .core.array import as_array
 from .core.avals import canonical_value
 from .core.bind import current_builder
-from .core.concretize import concretize, size_sources
+from .core.concretize import concretize, size_env, size_sources, sizes_of
 from .core.depth import deep_recursion
 from .core.dims import Facts, recording
 from .errors import StaticArgumentError, TransformError
@@ -202,13 +202,12 @@ class Compiled:
         """The first recorded fact these arguments' sizes break (None: this entry serves)."""
         if not self.facts.items:
             return None
-        env = {sym: np.shape(leaves[i])[axis] for sym, i, axis in self.sizes}
+        env = size_env(self.sizes, sizes_of(self.sizes, leaves))
         return next((f for f in self.facts.items if not f.check(env)), None)
 
     def callable_for(self, leaves):
         """The backend's compiled function for these arguments' sizes."""
-        key = () if self.symbolic_backend else \
-            tuple(np.shape(leaves[i])[axis] for _, i, axis in self.sizes)
+        key = () if self.symbolic_backend else sizes_of(self.sizes, leaves)
         call = self._calls.get(key)
         if call is None:
             with recording(self.facts), deep_recursion():  # (a backend may ask of sizes)
@@ -220,7 +219,7 @@ class Compiled:
     def _func(self, key):
         if self.symbolic_backend:
             return self.spec.func
-        return concretize(self.spec.func, {sym: n for (sym, _, _), n in zip(self.sizes, key)})
+        return concretize(self.spec.func, size_env(self.sizes, key))
 
     @property
     def source(self) -> str:

@@ -104,3 +104,8 @@ def sizes_of(sources: list, args) -> tuple:
     """The concrete value of each symbol of `size_sources` in these arguments."""
     return tuple(np.shape(args[i])[axis] for _, i, axis in sources)
 
+
+def size_env(sources: list, sizes: tuple) -> dict:
+    """Each symbol of `size_sources` with its value in `sizes` (what `concretize` and a fact's
+    check take)."""
+    return {sym: n for (sym, _, _), n in zip(sources, sizes)}

@@ -1,4 +1,6 @@
-"""Writing generated files: atomically (temporary file + rename), so no reader sees half a file."""
+"""Writing generated files: atomically (temporary file + rename), so no reader sees half a file;
+naming them by their content (`content_digest`)."""
+import hashlib
 import os
 import shutil
 import tempfile
@@ -18,6 +20,20 @@ def write_atomic(path: str, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def content_digest(text: str, consts: dict, *salts: str) -> str:
+    """A hex digest of generated text, what it depends on besides (`salts`: versions, runtime
+    fingerprints) and its constants (names, dtypes, shapes and bytes)."""
+    import numpy as np
+    h = hashlib.sha256(text.encode())
+    for salt in salts:
+        h.update(salt.encode())
+    for name in sorted(consts):
+        value = np.ascontiguousarray(consts[name])
+        h.update(f"{name}:{value.dtype.str}:{value.shape}".encode())
+        h.update(value.tobytes())
+    return h.hexdigest()
 
 
 def write_if_changed(path: str, text: str) -> None:

@@ -7,8 +7,8 @@ is ready, and settles on the fastest one.
 - Once the function is hot (`HOT_CALLS` calls, or `HOT_SECONDS` spent in it), its Numba
   kernel is compiled in a separate process (`background.py`) into Numba's disk cache: Numba's
   compiler is Python, and in a thread it would hold the caller's GIL for seconds.
-- When the kernel is ready its first result is compared with XLA's (`tiered.agree`: beyond
-  the tolerance it is dropped, with one warning); then calls alternate between the tiers,
+- When the kernel is ready its first result is compared with XLA's (`tiered.disagreement`:
+  beyond the tolerance it is dropped, with one warning); then calls alternate between the tiers,
   timed, and the faster median wins. The choice is written beside the cached code
   (`record.py`), so a new process starts on the winner without timing again.
 - A function with effects (`debug.print`) or collectives across processes stays on its first
@@ -39,5 +39,4 @@ def module_source(func: Func, origin: str) -> tuple:
     """The NumPy reference module (the code every tier agrees with; `Compiled.source` adds
     the line saying which tier runs the signature)."""
     from astjax.backends import numpy as reference
-    text, consts = reference.module_source(func, origin)
-    return text, consts
+    return reference.module_source(func, origin)

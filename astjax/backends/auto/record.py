@@ -6,13 +6,10 @@ edited function, new constants or a new Numba or jaxlib never read an old record
 that cannot be read, or does not say what a record says, is ignored (and rewritten when the
 function settles again).
 """
-import hashlib
 import json
 import os
 
-import numpy as np
-
-from astjax.core.files import cache_root, write_atomic
+from astjax.core.files import cache_root, content_digest, write_atomic
 from astjax.core.ir import Func
 
 TIERS = ("xla", "numba", "numpy")
@@ -22,12 +19,8 @@ def key(func: Func, origin: str) -> str:
     from astjax.backends import numpy as reference
     import jaxlib
     text, consts = reference.module_source(func, origin)
-    h = hashlib.sha256(text.encode())
-    h.update(f"jaxlib {jaxlib.__version__} numba {_numba_version()}".encode())
-    for name in sorted(consts):
-        value = np.ascontiguousarray(consts[name])
-        h.update(f"{name}:{value.dtype.str}:{value.shape}".encode() + value.tobytes())
-    return f"{func.name}_{h.hexdigest()[:20]}"
+    versions = f"jaxlib {jaxlib.__version__} numba {_numba_version()}"
+    return f"{func.name}_{content_digest(text, consts, versions)[:20]}"
 
 
 def _numba_version() -> str:

@@ -15,7 +15,7 @@ import weakref
 
 import numpy as np
 
-from astjax.core.concretize import concretize, size_sources, sizes_of
+from astjax.core.concretize import concretize, size_env, size_sources, sizes_of
 from astjax.core.dims import Facts, current_facts, recording
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.simplify import effectful
@@ -106,7 +106,7 @@ class Tiered:
             if fresh:
                 from astjax.backends import xla
                 call = self._xla[sizes] = xla.compile_func(
-                    concretize(self.func, self._env(sizes)), self.origin)
+                    concretize(self.func, size_env(self.sources, sizes)), self.origin)
             return call(*args)
         except Exception as error:
             if not fresh:  # it ran before: the error is the call's, not XLA's
@@ -115,10 +115,6 @@ class Tiered:
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
-
-    def _env(self, sizes: tuple) -> dict:
-        """Each size symbol's value, for a call with these sizes."""
-        return {sym: n for (sym, _, _), n in zip(self.sources, sizes)}
 
     def _numpy_tier(self):
         if self._numpy is None:
@@ -136,7 +132,7 @@ class Tiered:
         sizes = sizes_of(self.sources, args)
         holds = self._facts_by_sizes.get(sizes)
         if holds is None:
-            env = self._env(sizes)
+            env = size_env(self.sources, sizes)
             holds = self._facts_by_sizes[sizes] = all(f.check(env)
                                                       for f in self.numba_facts.items)
         return holds

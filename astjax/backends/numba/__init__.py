@@ -37,7 +37,7 @@ import numba.core.errors  # noqa: E402
 
 from .cache_locator import ensure_locator  # noqa: E402  (first: before any cache=True)
 
-from astjax.core.files import cache_root, discard, write_if_changed
+from astjax.core.files import cache_root, content_digest, discard, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
 
@@ -244,13 +244,7 @@ RUNTIME_FINGERPRINT = _runtime_fingerprint()
 def _digest(source: str, consts: dict) -> str:
     """Names the file by everything the compiled code depends on: its source, its constants
     (Numba freezes them) and the runtime it inlines."""
-    h = hashlib.sha256(source.encode())
-    h.update(RUNTIME_FINGERPRINT.encode())
-    for name in sorted(consts):
-        value = np.ascontiguousarray(consts[name])
-        h.update(f"{name}:{value.dtype.str}:{value.shape}".encode())
-        h.update(value.tobytes())
-    return h.hexdigest()[:20]
+    return content_digest(source, consts, RUNTIME_FINGERPRINT)[:20]
 
 
 def _entry(kernel, func: Func):
