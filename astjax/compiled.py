@@ -8,6 +8,7 @@ weak type) and the values of static arguments. An entry also remembers every glo
 closure value the specialisation read; if any has been rebound since, the entry is rebuilt on
 the next call. Every (re)compilation is logged on the `astjax` logger with its reason.
 """
+import contextlib
 import functools
 import inspect
 import logging
@@ -190,11 +191,14 @@ class Compiled:
         self.compiler = backends.get(backend)
         self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
         self.facts = Facts(where=_current_line)
-        with recording(self.facts), deep_recursion():  # what the program asks of sizes
+        # (a backend that compiles in the background pauses it while the caller compiles)
+        foreground = getattr(self.compiler, "foreground", contextlib.nullcontext)
+        with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
             self.spec = spec = specialize(fun, bound, static, symbolic)
         self.origin = spec.func.loc.file if spec.func.loc else "?"
         self.sizes = size_sources(spec.func)
         self._calls: dict = {}  # concrete sizes -> the backend's callable
+        self.call = None  # the last of them used
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
 
@@ -213,7 +217,7 @@ class Compiled:
             with recording(self.facts), deep_recursion():  # (a backend may ask of sizes)
                 call = self._calls[key] = self.compiler.compile_func(self._func(key),
                                                                      self.origin)
-        self.call = call  # the last one used
+        self.call = call
         return call
 
     def _func(self, key):

@@ -231,6 +231,11 @@ def scaled_norms(x, s):
     return jnp.sqrt(jnp.sum((x * s) ** 2, axis=1))
 
 
+def _stage(f):
+    """The stage of f's last entry (None before another thread's first call of it ran)."""
+    return getattr(getattr(f.last, "call", None), "stage", None)
+
+
 def test_threads_calling_through_the_switch_all_get_right_results(hot_at_once):
     import threading
     f = astjax.jit(scaled_norms, backend="auto")
@@ -240,8 +245,7 @@ def test_threads_calling_through_the_switch_all_get_right_results(hot_at_once):
 
     def caller():
         try:
-            while time.monotonic() < end and not (f.last is not None
-                                                   and f.last.call.stage == "settled"):
+            while time.monotonic() < end and _stage(f) != "settled":
                 np.testing.assert_allclose(f(x, s), expected, rtol=1e-12)
                 time.sleep(0.002)
         except Exception as error:  # reported by the main thread

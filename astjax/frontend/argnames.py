@@ -5,6 +5,8 @@ A leaf is named by its parameter and its path inside the argument's pytree (`par
 (`w, b = params`), the leaves take the names the user unpacked them to (`w`, `b`), so that
 the generated function, its gradient (`w_bar`) and `make_jaxpr` read as the user's code does.
 """
+import os
+
 import libcst as cst
 
 from ..errors import AstjaxError
@@ -78,10 +80,19 @@ def _definition(fn):
         fn = inner
     source = getattr(fn, "source", None)  # an interpretable UserFunction
     if source is None and (getattr(fn, "__name__", "<lambda>") == "<lambda>"
-                           or not hasattr(fn, "__code__")):
+                           or not hasattr(fn, "__code__") or _ours(fn)):
         return None
     try:
         node = source.node if source is not None else function_source(fn).node
     except (AstjaxError, OSError):
         return None
     return node if isinstance(node, cst.FunctionDef) else None
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _ours(fn) -> bool:
+    """astjax's own helpers (a Jacobian's rows, batching's wrappers) unpack no user
+    arguments: their files are not parsed just to name leaves."""
+    return os.path.abspath(fn.__code__.co_filename).startswith(_PACKAGE)

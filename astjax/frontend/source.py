@@ -5,14 +5,15 @@ line, and for lambdas the column of the body, from `co_positions`). Files are re
 `linecache`, so notebook cells that register their source there work too; a function with no
 source at all (REPL, `exec` of a string) gets a `SourceUnavailableError`.
 """
+import ast
 import hashlib
 import linecache
+import re
 import threading
 from collections import ChainMap
 from dataclasses import dataclass, replace
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
                              PositionProvider, ScopeProvider)
 from libcst.metadata.scope_provider import ScopeVisitor
@@ -30,6 +31,8 @@ class ParsedFile:
     scopes: dict
     parents: dict
     contexts: dict
+    defs: dict = None  # name -> its FunctionDef nodes; lambdas: first line -> Lambda nodes
+    lambdas: dict = None
 
     def loc(self, node) -> SourceLoc:
         pos = self.positions.get(node)
@@ -44,8 +47,13 @@ _FILES: dict = {}
 _LOCK = threading.RLock()
 
 
-def parse_file(path: str) -> ParsedFile:
-    """The parsed file at `path`, re-parsed only when its text changed."""
+def parse_file(path: str, line: int = None) -> ParsedFile:
+    """The parsed file at `path`, re-parsed only when its text changed.
+
+    With `line`, the definition holding that line is parsed whole and every other function
+    keeps only its header (its body's lines blank, line numbers unchanged): libcst's parse
+    and metadata cost about 2 ms a line, so a function's first call costs what its own
+    definition and the module's top level cost, not the whole file."""
     with _LOCK:
         linecache.checkcache(path)
         text = "".join(linecache.getlines(path))
@@ -54,12 +62,79 @@ def parse_file(path: str) -> ParsedFile:
                 f"no source for {path}: astjax compiles functions from their source file",
                 hint="define the function in a .py file (or a notebook cell) instead of exec/REPL")
         digest = hashlib.sha256(text.encode()).hexdigest()
-        cached = _FILES.get(path)
+        outline = None if line is None else _outline(path, text, digest)
+        kept = "whole" if outline is None else outline.kept(line)
+        cached = _FILES.get((path, kept))
         if cached is not None and cached.digest == digest:
             return cached
-        parsed = _parse(path, text, digest)
-        _FILES[path] = parsed
+        parsed = _parse(path, text if outline is None else outline.text(kept), digest)
+        _FILES[(path, kept)] = parsed  # (kept: a span, None for the top level, or "whole")
         return parsed
+
+
+@dataclass
+class _Outline:
+    """A file's functions outside other functions (Python's own parser finds them, in a
+    few milliseconds): what parse_file may leave out."""
+    lines: list
+    spans: list  # (first line with decorators, last line, body's first line, its indent)
+
+    def kept(self, line: int):
+        """The span of the function holding `line` (None: the line is at the top level)."""
+        return next(((first, last) for first, last, *_ in self.spans if first <= line <= last),
+                    None)
+
+    def text(self, kept) -> str:
+        lines = list(self.lines)
+        for first, last, body, indent in self.spans:
+            if (first, last) != kept and body is not None:
+                lines[body - 1] = indent + "...\n"
+                lines[body:last] = ["\n"] * (last - body)
+        return "".join(lines)
+
+
+_OUTLINES: dict = {}  # path -> (digest, _Outline or None)
+
+
+def _outline(path: str, text: str, digest: str):
+    cached = _OUTLINES.get(path)
+    if cached is None or cached[0] != digest:
+        cached = _OUTLINES[path] = (digest, _outline_of(text))
+    return cached[1]
+
+
+def _outline_of(text: str):
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):  # libcst's parse reports it, at the user's line
+        return None
+    lines = text.splitlines(keepends=True)
+    spans: list = []
+
+    def visit(statements):
+        for node in statements:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                spans.append((first, node.end_lineno) + _body_start(lines, node))
+            else:  # class, if, try, with, for, match: functions may sit inside
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    visit(getattr(node, field, None) or ())
+
+    visit(tree.body)
+    return _Outline(lines, spans)
+
+
+def _body_start(lines: list, node) -> tuple:
+    """(first line of the body, its indent), or (None, None) where the body cannot be left
+    out: it starts on the header's line, or it declares a `global` (which binds a module
+    name the top level's scope must see)."""
+    first = node.body[0]
+    line = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", ())])
+    prefix = lines[line - 1].encode()[:first.col_offset]  # (offsets count bytes)
+    body = "".join(lines[line - 1:node.end_lineno])
+    if prefix.strip() or re.search(r"^\s*global\s", body, re.MULTILINE):
+        return None, None
+    return line, prefix.decode()
 
 
 def parse_text(path: str, text: str) -> ParsedFile:
@@ -84,9 +159,15 @@ def _parse(path: str, text: str, digest: str) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
     meta = wrapper.resolve_many([PositionProvider, BindingScopeProvider, ParentNodeProvider,
                                  ExpressionContextProvider])
-    return ParsedFile(path, text, digest, wrapper.module, meta[PositionProvider],
-                      meta[BindingScopeProvider], meta[ParentNodeProvider],
-                      meta[ExpressionContextProvider])
+    positions = meta[PositionProvider]
+    defs, lambdas = {}, {}
+    for node, pos in positions.items():  # every node once: lookups never walk the tree again
+        if isinstance(node, cst.FunctionDef):
+            defs.setdefault(node.name.value, []).append(node)
+        elif isinstance(node, cst.Lambda):
+            lambdas.setdefault(pos.start.line, []).append(node)
+    return ParsedFile(path, text, digest, wrapper.module, positions, meta[BindingScopeProvider],
+                      meta[ParentNodeProvider], meta[ExpressionContextProvider], defs, lambdas)
 
 
 @dataclass
@@ -103,7 +184,7 @@ def function_source(fn) -> FunctionSource:
     code = getattr(fn, "__code__", None)
     if code is None:
         raise SourceUnavailableError(f"{fn!r} is not a Python function with source code")
-    parsed = parse_file(code.co_filename)
+    parsed = parse_file(code.co_filename, code.co_firstlineno)
     key = (parsed.path, parsed.digest, fn.__name__, code.co_firstlineno,
            next((p for p in code.co_positions() if p[0] is not None and p[3]), None))
     with _LOCK:
@@ -124,7 +205,7 @@ _NODES: dict = {}  # (file, digest, name, first line, first position) -> node
 
 def _find_def(parsed: ParsedFile, code, name: str):
     best = None
-    for node in _nodes(parsed.module, m.FunctionDef(name=m.Name(name))):
+    for node in parsed.defs.get(name, ()):
         pos = parsed.positions[node]
         def_line = pos.start.line
         first = min([def_line] + [parsed.positions[d].start.line for d in node.decorators])
@@ -137,8 +218,7 @@ def _find_lambda(parsed: ParsedFile, code):
     """The lambda on the code's first line whose parameters are the code's and whose body is
     the innermost one holding the code's first position (lambdas nest: `lambda x: g(lambda
     y: ...)` on one line)."""
-    candidates = [node for node in _nodes(parsed.module, m.Lambda())
-                  if parsed.positions[node].start.line == code.co_firstlineno]
+    candidates = list(parsed.lambdas.get(code.co_firstlineno, ()))
     named = [n for n in candidates if _lambda_params(n) == _code_params(code)]
     candidates = named or candidates
     body_pos = next((p for p in code.co_positions() if p[0] is not None and p[3]), None)
@@ -170,10 +250,6 @@ def _holds(span, pos) -> bool:
 
 def _extent(span) -> tuple:
     return (span.end.line - span.start.line, span.end.column - span.start.column)
-
-
-def _nodes(module: cst.Module, matcher):
-    return m.findall(module, matcher)
 
 
 def rewritten(source: FunctionSource) -> FunctionSource:

@@ -13,12 +13,15 @@ is ready, and settles on the fastest one.
   (`record.py`), so a new process starts on the winner without timing again.
 - A function with effects (`debug.print`) or collectives across processes stays on its first
   tier: running it twice, or on different tiers in different ranks, would change what it does.
+- While this process compiles in the foreground (the front end, a first call's XLA compile),
+  the compiling processes it started are paused (`background.paused`).
 
 Each switch is logged on the `astjax` logger with the timings that decided it, and `show(f)`
 says which tier runs the signature. `backend="numba"` (or `ASTJAX_BACKEND`) pins one backend.
 """
 from astjax.core.ir import Func
 
+from .background import paused as foreground  # noqa: F401 (compiled.py enters it)
 from .tiered import Tiered
 
 # Sizes are symbolic: the NumPy and Numba tiers serve every length, the XLA tier compiles

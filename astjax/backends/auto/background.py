@@ -13,15 +13,19 @@ its own session: the caller's exit never waits for it, and it finishes (for the 
 when the caller forks or ends. A lock whose process died is taken over.
 """
 import atexit
+import contextlib
 import hashlib
 import json
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 from astjax.core.files import cache_root, discard
+from .job import IDLE_START
 
 POLL_SECONDS = 0.05  # how often a waiting caller looks for the outcome
 STALE_LOCK_SECONDS = 600.0  # a lock this old is abandoned, whatever its process
@@ -122,6 +126,7 @@ class Job:
             return False
         except PermissionError:  # another user's live process
             return True
+        _resume_if_orphaned(int(text))
         return True
 
     def _write_inputs(self) -> None:
@@ -139,7 +144,7 @@ class Job:
         log = open(self.lock_path[:-5] + ".log", "wb")
         with log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "astjax.backends.auto.job", self.job_path],
+                [sys.executable, "-c", IDLE_START, self.job_path],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                 start_new_session=True, close_fds=True)
         with open(self.lock_path, "w", encoding="utf-8") as f:
@@ -153,6 +158,61 @@ _RUNNING: list = []
 
 def reap() -> None:
     _RUNNING[:] = [p for p in _RUNNING if p.poll() is None]
+
+
+# Foreground compiles pause the background ones. On two cores a first call's XLA compile took
+# twice as long beside compiling processes, even at idle priority: they take no CPU time it
+# wants, but share the caches and memory bandwidth.
+_PAUSE = threading.Lock()
+_paused_by = 0  # how many foreground compiles are running in this process
+
+
+@contextlib.contextmanager
+def paused():
+    """The compiling processes this one started are stopped (SIGSTOP) inside the block, and
+    continue (SIGCONT) when the last such block of any thread ends."""
+    global _paused_by
+    with _PAUSE:
+        _paused_by += 1
+        if _paused_by == 1:
+            _signal_running(getattr(signal, "SIGSTOP", None))
+    try:
+        yield
+    finally:
+        with _PAUSE:
+            _paused_by -= 1
+            if _paused_by == 0:
+                _signal_running(getattr(signal, "SIGCONT", None))
+
+
+def _signal_running(signum) -> None:
+    if signum is None:  # (no job control here: nothing is paused)
+        return
+    for process in _RUNNING:
+        if process.poll() is None:
+            try:
+                os.kill(process.pid, signum)
+            except OSError:
+                pass
+
+
+def _resume_if_orphaned(pid: int) -> None:
+    """A compiling process left stopped by a caller that died inside `paused` continues (on
+    Linux, where /proc tells a process's state and parent)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            state, parent = f.read().rsplit(")", 1)[1].split()[:2]
+        if state == "T" and (parent == "1" or not os.path.exists(f"/proc/{parent}")):
+            os.kill(pid, signal.SIGCONT)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _forget_in_child() -> None:
+    """A forked child neither pauses nor reaps its parent's compiling processes."""
+    global _paused_by
+    _RUNNING.clear()
+    _paused_by = 0
 
 
 @atexit.register
@@ -169,3 +229,7 @@ def _write_bytes(path: str, write) -> None:
     with open(tmp, "wb") as f:
         write(f)
     os.replace(tmp, path)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)

@@ -3,18 +3,16 @@
     python -m astjax.backends.auto.job <job file>
 
 It imports the generated module (no user code), compiles the kernel for the recorded
-signature, writes the outcome beside it and removes the lock, at a lower priority than the
-process that asked for it."""
+signature, writes the outcome beside it and removes the lock. It runs at idle priority from
+its first instruction (see IDLE_START): it never takes CPU time the process that asked for it
+could use."""
 import json
-import os
 import pickle
 import sys
 import time
 
 
 def main(job_path: str) -> None:
-    if hasattr(os, "nice"):
-        os.nice(5)
     with open(job_path, "rb") as f:
         job = pickle.load(f)
     start = time.perf_counter()
@@ -29,6 +27,19 @@ def main(job_path: str) -> None:
     write_atomic(job["done"], json.dumps(outcome))
     discard(job["lock"])
     discard(job_path)  # (it holds the module's constants: no need to keep them twice)
+
+
+# What the compiling process runs: Linux's idle scheduling class where there is one (the
+# lowest nice elsewhere), set before anything is imported (astjax's own import is a second of
+# CPU; at normal priority it slowed the caller's XLA compiles twofold), then this module.
+IDLE_START = """import os, runpy
+try:
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+except (AttributeError, OSError):
+    if hasattr(os, "nice"):
+        os.nice(19)
+runpy.run_module("astjax.backends.auto.job", run_name="__main__")
+"""
 
 
 def compile_kernel(job: dict) -> None:

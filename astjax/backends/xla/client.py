@@ -5,6 +5,11 @@ jaxlib's entry points below `jax.extend` are undocumented and have changed betwe
 so nothing else in astjax imports jaxlib: a new jaxlib is adapted here. Verified on
 jax == jaxlib == 0.10.2 (pinned in setup.cfg). astjax hands jaxlib StableHLO text that it wrote
 itself; no JAX transformation ever sees user code.
+
+The single-device path uses jaxlib alone, never `import jax` (a second of a process's first
+call): its own CPU client, arrays put with a sharding and shapes of its own, results read
+back through their host memory. Replicated runs (pmap) and modules that call back into
+Python still borrow JAX's shardings and MLIR context, and import it when first used.
 """
 import functools
 
@@ -19,19 +24,20 @@ class Unavailable(TransformError):
 
 @functools.lru_cache(maxsize=None)
 def _jaxlib():
-    """(jax.extend.backend, xla_client, _jax, ShapedArray, SingleDeviceSharding), imported once."""
+    """(jaxlib._jax, jaxlib.xla_client), imported once, with LAPACK's custom calls registered
+    for the linear-algebra lowerings (as JAX registers them at its import)."""
     try:
-        from jax._src.core import ShapedArray
-        from jax._src.lib import _jax, xla_client
-        from jax.extend import backend
-        from jax.sharding import SingleDeviceSharding
+        from jaxlib import _jax, xla_client
         from jaxlib.cpu import _lapack
-        _lapack.initialize()  # LAPACK's entry points for the linear-algebra custom calls
+        for name, target in _lapack.registrations().items():
+            xla_client.register_custom_call_target(name, target, platform="cpu",
+                                                   api_version=int(name.endswith("_ffi")))
+        _lapack.initialize()
     except Exception as e:  # any failure to import is the same news for the user
-        raise Unavailable(f"the XLA backend needs jax and jaxlib 0.10.2 ({type(e).__name__}: {e})",
+        raise Unavailable(f"the XLA backend needs jaxlib 0.10.2 ({type(e).__name__}: {e})",
                           hint="pip install 'jax[cpu]==0.10.2', or use backend=\"numpy\" or "
                                "\"numba\"") from None
-    return backend, xla_client, _jax, ShapedArray, SingleDeviceSharding
+    return _jax, xla_client
 
 
 def available() -> bool:
@@ -44,25 +50,39 @@ def available() -> bool:
 
 @functools.lru_cache(maxsize=None)
 def client():
-    return _jaxlib()[0].get_backend("cpu")
+    """This process's CPU client (`XLA_FLAGS=--xla_force_host_platform_device_count=N` gives
+    it N devices), created as JAX creates its own."""
+    return _jaxlib()[1].make_cpu_client(asynchronous=True)
 
 
 def devices() -> list:
     return list(client().local_devices())
 
 
+def _options(num_replicas: int):
+    """Compile options as JAX 0.10.2 sets them by default."""
+    _, xla_client = _jaxlib()
+    options = xla_client.CompileOptions()
+    options.num_replicas, options.num_partitions = num_replicas, 1
+    options.device_assignment = xla_client.DeviceAssignment.create(
+        np.array([[d.id] for d in devices()[:num_replicas]]))
+    build = options.executable_build_options
+    build.use_spmd_partitioning = build.use_shardy_partitioner = True
+    build.memory_fitting_level = 29  # (JAX's default effort, O2)
+    options.profile_version = -1  # (no feedback-directed profile to look for)
+    return options
+
+
 def compile(text: str, num_replicas: int = 1, host_callbacks=()):
     """A loaded executable for StableHLO module text, on the first `num_replicas` devices;
     `host_callbacks[k]` is the Python function the module's callback with index k calls."""
-    backend, xla_client, *_ = _jaxlib()
-    options = backend.get_compile_options(num_replicas=num_replicas, num_partitions=1)
-    chosen = xla_client.DeviceList(tuple(devices()[:num_replicas]))
+    chosen = _jaxlib()[1].DeviceList(tuple(devices()[:num_replicas]))
     if not host_callbacks:
-        return client().compile_and_load(text, chosen, options)
+        return client().compile_and_load(text, chosen, _options(num_replicas))
     from jax._src.interpreters import mlir
     from jax._src.lib.mlir import ir
     with mlir.make_ir_context():  # callbacks are taken only with a parsed module
-        return client().compile_and_load(ir.Module.parse(text), chosen, options,
+        return client().compile_and_load(ir.Module.parse(text), chosen, _options(num_replicas),
                                          host_callbacks=list(host_callbacks))
 
 
@@ -71,64 +91,109 @@ def serialize(executable) -> bytes:
 
 
 def deserialize(data: bytes, num_replicas: int = 1):
-    backend, xla_client, *_ = _jaxlib()
-    options = backend.get_compile_options(num_replicas=num_replicas, num_partitions=1)
-    chosen = xla_client.DeviceList(tuple(devices()[:num_replicas]))
-    return client().deserialize_executable(data, chosen, options)
+    chosen = _jaxlib()[1].DeviceList(tuple(devices()[:num_replicas]))
+    return client().deserialize_executable(data, chosen, _options(num_replicas))
+
+
+class _Shape:
+    """What jaxlib keeps as an array's `aval`: its shape and dtype."""
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.weak_type = tuple(shape), np.dtype(dtype), False
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(shape, dtype) -> _Shape:
+    return _Shape(shape, dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _sharding_class():
+    """jaxlib's single-device sharding with the three members its C++ asks the Python class
+    for (JAX's own class adds them)."""
+    _jax, xla_client = _jaxlib()
+
+    class OnOneDevice(_jax.SingleDeviceSharding):
+        @property
+        def memory_kind(self):
+            return self._memory_kind
+
+        @property
+        def _internal_device_list(self):
+            return xla_client.DeviceList((self._device,))
+
+        def _to_xla_hlo_sharding(self, num_dimensions):
+            return xla_client.HloSharding.replicate()
+
+    return OnOneDevice
 
 
 @functools.lru_cache(maxsize=None)
 def _sharding(device):
-    return _jaxlib()[4](device)
-
-
-@functools.lru_cache(maxsize=4096)
-def _aval(shape, dtype):
-    return _jaxlib()[3](shape, dtype)
-
-
-def put(value, device=None):
-    """A device buffer holding `value` (a NumPy array or scalar; a buffer passes through)."""
-    if is_buffer(value):
-        return value
-    array = np.asarray(value)
-    return _jaxlib()[2].batched_device_put(_aval(array.shape, array.dtype),
-                                           _sharding(device or _first_device()), [array],
-                                           [device or _first_device()], True, False,
-                                           _COPY_DURING_CALL(), True)
-
-
-def put_array(array: np.ndarray, device):
-    """`put` of a NumPy array, without the checks (the call path of a compiled function).
-
-    On the CPU the buffer may alias the array (no copy): the caller must not let the array
-    change while a computation reading it runs (compiled functions wait for their results)."""
-    return _jaxlib()[2].batched_device_put(_aval(array.shape, array.dtype), _sharding(device),
-                                           [array], [device], True, False, _ZERO_COPY(), True)
-
-
-@functools.lru_cache(maxsize=None)
-def _first_device():
-    return devices()[0]
-
-
-@functools.lru_cache(maxsize=None)
-def _COPY_DURING_CALL():
-    return _jaxlib()[2].HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+    return _sharding_class()(device)
 
 
 @functools.lru_cache(maxsize=None)
 def _ZERO_COPY():
-    return _jaxlib()[2].HostBufferSemantics.ZERO_COPY
+    return _jaxlib()[0].HostBufferSemantics.ZERO_COPY
 
 
-def is_buffer(value) -> bool:
-    return type(value).__name__ == "ArrayImpl" and type(value).__module__.startswith("jaxlib")
+def put_array(array: np.ndarray, device):
+    """A device buffer holding a NumPy array (the call path of a compiled function).
+
+    On the CPU the buffer may alias the array (no copy): the caller must not let the array
+    change while a computation reading it runs (compiled functions wait for their results)."""
+    return _jaxlib()[0].batched_device_put(_shape(array.shape, array.dtype), _sharding(device),
+                                           [array], [device], True, False, _ZERO_COPY(), True)
 
 
-def execute(executable, buffers: list) -> list:
-    """Run on one device: buffers in, buffers out."""
-    return executable.execute(buffers)
+def runner(executable, results: list, device):
+    """run(buffers) -> NumPy arrays: `executable` on one device, its results (shapes and
+    dtypes `results`) read back as read-only arrays over the buffers' memory (no copy)."""
+    _jax = _jaxlib()[0]
+    sharding = _sharding(device)
+    handlers = [_jax.array_result_handler(_shape(shape, dtype), sharding, True, True)
+                for shape, dtype in results]
+    readers = [_reader(tuple(shape), np.dtype(dtype),
+                       layout == client().get_default_layout(np.dtype(dtype), shape, device))
+               for layout, (shape, dtype) in zip(executable.get_output_layouts(), results)]
+
+    def run(buffers):
+        outs = executable.execute_sharded(buffers).consume_with_handlers(handlers)
+        return [read(buffer) for read, buffer in zip(readers, outs)]
+
+    return run
+
+
+class _Memory:
+    """A result buffer's bytes as NumPy sees them; holding it keeps the buffer alive. (A CPU
+    buffer is host memory.)"""
+
+    def __init__(self, buffer, nbytes: int):
+        self.buffer = buffer
+        self.__array_interface__ = {"data": (buffer.unsafe_buffer_pointer(), True),
+                                    "shape": (nbytes,), "typestr": "|u1", "version": 3}
+
+
+def _reader(shape: tuple, dtype: np.dtype, default_layout: bool):
+    """buffer -> a read-only NumPy array of it: a view of its memory where it is laid out as
+    NumPy lays out arrays (XLA's default, row-major), else JAX's own copying read."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if not default_layout:
+        def read(buffer):
+            import jax  # noqa: F401 (gives jaxlib's arrays their NumPy conversion)
+            return np.asarray(buffer)
+    elif nbytes == 0:
+        def read(buffer):
+            out = np.zeros(shape, dtype)
+            out.flags.writeable = False
+            return out
+    else:
+        def read(buffer):
+            buffer.block_until_ready()
+            return np.asarray(_Memory(buffer, nbytes)).view(dtype).reshape(shape)
+    return read
 
 
 def execute_replicated(executable, per_device: list, chosen: list) -> list:
@@ -136,15 +201,16 @@ def execute_replicated(executable, per_device: list, chosen: list) -> list:
     each with a leading axis of 1 (so that together they are one array laid out over the
     devices along axis 0, as jaxlib wants its inputs); the result is, per output, the list of
     its per-replica buffers."""
-    jax_ = _jaxlib()[2]
+    from jax._src.core import ShapedArray
     sharding = _over_devices(tuple(chosen))
+    semantics = _jaxlib()[0].HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
     arguments = []
     for column in zip(*per_device):
         shards = [np.array(x, copy=True) for x in column]  # (jaxlib fails on one array twice)
         shape = (len(shards) * shards[0].shape[0],) + shards[0].shape[1:]
-        arguments.append(jax_.batched_device_put(_aval(shape, shards[0].dtype), sharding, shards,
-                                                 list(chosen), True, False, _COPY_DURING_CALL(),
-                                                 True))
+        arguments.append(_jaxlib()[0].batched_device_put(
+            ShapedArray(shape, shards[0].dtype), sharding, shards, list(chosen), True, False,
+            semantics, True))
     results = executable.execute_sharded(arguments)
     return results.disassemble_into_single_device_arrays()
 
@@ -153,7 +219,3 @@ def execute_replicated(executable, per_device: list, chosen: list) -> list:
 def _over_devices(chosen: tuple):
     from jax.sharding import Mesh, NamedSharding, PartitionSpec
     return NamedSharding(Mesh(np.array(chosen), ("replicas",)), PartitionSpec("replicas"))
-
-
-def block_until_ready(buffer):
-    return buffer.block_until_ready()

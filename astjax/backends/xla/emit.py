@@ -355,6 +355,7 @@ class Layout:
     num_outs: int
     num_counts: int
     callbacks: list = field(default_factory=list)
+    results: list = field(default_factory=list)  # (shape, dtype) of every result, in order
 
     @property
     def crosses_processes(self) -> bool:
@@ -374,8 +375,9 @@ def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name
     body.loc = func.loc
     outs = body.lower(func, params)
     outs = [body.coerce([v], o.aval.shape, o.aval.dtype)[0] for v, o in zip(outs, func.outs)]
-    layout = Layout(len(outs), len(body.tapes.counts), body.callbacks)
     outs = outs + body.tapes.counts
+    layout = Layout(len(outs) - len(body.tapes.counts), len(body.tapes.counts), body.callbacks,
+                    [(tuple(v.shape), np.dtype(v.dtype)) for v in outs])
     body.loc = func.loc
     body.op("func.return", outs, [])
     args = ", ".join(f"{p.name}: {p.type}" for p in params)
