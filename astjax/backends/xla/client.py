@@ -12,6 +12,7 @@ back through their host memory. Replicated runs (pmap) and modules that call bac
 Python still borrow JAX's shardings and MLIR context, and import it when first used.
 """
 import functools
+import os
 
 import numpy as np
 
@@ -26,6 +27,8 @@ class Unavailable(TransformError):
 def _jaxlib():
     """(jaxlib._jax, jaxlib.xla_client), imported once, with LAPACK's custom calls registered
     for the linear-algebra lowerings (as JAX registers them at its import)."""
+    # As `import jax` does: XLA's C++ logs warnings and errors, not its start-up notes.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     try:
         from jaxlib import _jax, xla_client
         from jaxlib.cpu import _lapack
