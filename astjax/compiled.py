@@ -26,6 +26,7 @@ from .core.concretize import concretize, size_env, size_sources, sizes_of
 from .core.depth import deep_recursion
 from .core.dims import Facts, recording
 from .errors import StaticArgumentError, TransformError
+from .frontend import disk_cache
 from .frontend.interpreter import as_interpretable
 from .frontend.specialize import dynamic_leaves, specialize, split_arguments
 from .identity import identity
@@ -124,8 +125,7 @@ class JitFunction:
         bound, static = split_arguments(self.fun, args, kwargs, self.static_argnums,
                                         self.static_argnames, self._signature)
         leaves, tree = dynamic_leaves(bound, static)
-        if not config.x64_enabled():  # 64-bit arguments become 32-bit ones, as in JAX
-            leaves = [canonical_value(x) for x in leaves]  # (their avals narrow alike)
+        leaves = _canonical(leaves)  # 64-bit arguments become 32-bit ones, as in JAX
         symbolic = shape_polymorphism()
         key = (tree, tuple(_leaf_signature(x, symbolic) for x in leaves),
                _static_key(bound, static), config.x64_enabled())
@@ -193,8 +193,20 @@ class Compiled:
         self.facts = Facts(where=_current_line)
         # (a backend that compiles in the background pauses it while the caller compiles)
         foreground = getattr(self.compiler, "foreground", contextlib.nullcontext)
-        with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
-            self.spec = spec = specialize(fun, bound, static, symbolic)
+        key = _disk_key(fun, bound, static, symbolic)
+        loaded = disk_cache.load(key, fun) if key else None
+        if loaded is not None:  # (an unchanged function, in a new process)
+            self.spec, self.facts.items = loaded[0], list(loaded[1])
+            leaves = _canonical(dynamic_leaves(bound, static)[0])
+            if self._broken(leaves, size_sources(self.spec.func)) is not None:
+                loaded = None  # made for sizes of another class (symbolic sizes)
+                self.facts.items = []
+        if loaded is None:
+            with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
+                self.spec = specialize(fun, bound, static, symbolic)
+            if key:
+                disk_cache.store(key, fun, self.spec, self.facts.items)
+        spec = self.spec
         self.origin = spec.func.loc.file if spec.func.loc else "?"
         self.sizes = size_sources(spec.func)
         self._calls: dict = {}  # concrete sizes -> the backend's callable
@@ -204,9 +216,12 @@ class Compiled:
 
     def broken_fact(self, leaves):
         """The first recorded fact these arguments' sizes break (None: this entry serves)."""
+        return self._broken(leaves, self.sizes)
+
+    def _broken(self, leaves, sources):
         if not self.facts.items:
             return None
-        env = size_env(self.sizes, sizes_of(self.sizes, leaves))
+        env = size_env(sources, sizes_of(sources, leaves))
         return next((f for f in self.facts.items if not f.check(env)), None)
 
     def callable_for(self, leaves):
@@ -336,6 +351,21 @@ def _leaf_signature(x, symbolic: bool = False):
     arr = np.asarray(x) if not hasattr(x, "shape") or not hasattr(x, "dtype") else x
     shape = tuple(d if d < 2 else -1 for d in arr.shape) if symbolic else tuple(arr.shape)
     return (shape, np.dtype(arr.dtype).str)
+
+
+def _disk_key(fun, bound, static, symbolic: bool):
+    """The front end's entry on disk for this call (None: it is not kept there)."""
+    if os.environ.get("ASTJAX_FRONTEND_CACHE", "1") == "0":
+        return None
+    leaves, tree = dynamic_leaves(bound, static)
+    signature = tuple(_leaf_signature(x, symbolic) for x in _canonical(leaves))
+    statics = tuple((name, bound.arguments.get(name)) for name in sorted(static))
+    return disk_cache.entry_key(fun, signature, tree, statics, config.x64_enabled(), symbolic)
+
+
+def _canonical(leaves) -> list:
+    """Arguments as jit sees them: 64-bit ones as 32-bit ones unless x64 is on."""
+    return list(leaves) if config.x64_enabled() else [canonical_value(x) for x in leaves]
 
 
 def _static_key(bound, static) -> tuple:

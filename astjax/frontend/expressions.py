@@ -146,8 +146,11 @@ class ExpressionsMixin:
                               hint="see astjax.numpy / astjax.lax for what is supported")
         result = self.user_op(getattr, (value, name), node, frame)
         if isinstance(value, types.ModuleType):
-            return self.names.outer_value(vars(value), name, result, (id(vars(value)), name)) \
-                if resolve.is_array_input(result) else _callable_value(self, result)
+            if resolve.is_array_input(result):
+                return self.names.outer_value(vars(value), name, result, (id(vars(value)), name))
+            # (what a module held when this was compiled: the disk cache reads it again)
+            self.names.context.module_reads[(value.__name__, name)] = result
+            return _callable_value(self, result)
         if not isinstance(value, Var) and _held_array(result):
             # an array held by an object (a namedtuple, a dataclass): an input, read afresh
             return self.names.outer_value(_Attributes(value), name, result,

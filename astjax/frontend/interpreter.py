@@ -40,6 +40,7 @@ class Context:
     def __init__(self):
         self.dependencies: dict = {}   # (id(namespace), name) -> (namespace, name, value)
         self.implicit: dict = {}       # (id(namespace), name) -> (namespace, name, Var)
+        self.module_reads: dict = {}   # (module name, attribute) -> the value read
         self.call_stack: list = []
 
 

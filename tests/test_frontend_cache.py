@@ -1,0 +1,99 @@
+"""The front end's result on disk: a new process skips the front end for an unchanged
+function, and never uses an entry whose function, or anything it read, changed."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALL = ["body_constant", "calls_helper", "closure", "grad", "reads_array", "reads_global",
+       "reads_module_attribute", "reads_object"]
+
+
+@pytest.fixture
+def program(tmp_path):
+    for name in ("frontend_cache_program.py", "frontend_cache_helper.py"):
+        shutil.copy(os.path.join(HERE, name), tmp_path / name)
+    cache = tmp_path / "cache"
+
+    def run(a: float, b: float) -> dict:
+        env = dict(os.environ, ASTJAX_CACHE_DIR=str(cache), ASTJAX_BACKEND="numpy",
+                   PYTHONPATH=str(tmp_path))
+        env.pop("ASTJAX_FRONTEND_CACHE", None)
+        out = subprocess.run([sys.executable, str(tmp_path / "frontend_cache_program.py"),
+                              str(a), str(b)], env=env, capture_output=True, text=True,
+                             timeout=300, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr[-3000:]
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    run.folder, run.cache = tmp_path, cache
+    return run
+
+
+def expected(a: float, b: float, two=2.0, shift=3.0) -> dict:
+    x = np.linspace(0.5, 1.5, 4)
+    return {"body_constant": np.sum(x * two), "reads_module_attribute": np.sum(x) * a,
+            "reads_global": np.sum(x) + b, "closure": np.sum(x ** 2) * b,
+            "reads_object": np.sum(x) ** a, "calls_helper": np.sum(x) - shift + 1.0,
+            "grad": 2 * np.tanh(x) * (1 - np.tanh(x) ** 2),
+            "reads_array": np.sum(np.arange(int(a) + 1.0)) * np.sum(x)}
+
+
+def check(got: dict, want: dict) -> None:
+    for name, value in want.items():
+        np.testing.assert_allclose(got["results"][name], value, rtol=1e-12, err_msg=name)
+
+
+def edit(path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_an_unchanged_function_skips_the_front_end_in_a_new_process(program):
+    first = program(2.0, 5.0)
+    check(first, expected(2.0, 5.0))
+    assert len(first["frontend"]) == len(ALL), first["frontend"]
+    second = program(2.0, 5.0)
+    check(second, expected(2.0, 5.0))
+    # An object's attribute has no description across processes: that one is never kept.
+    assert second["frontend"] == ["reads_object"], second["frontend"]
+
+
+def test_values_read_at_run_time_are_read_again(program):
+    program(2.0, 5.0)
+    # a module attribute, a global, a closure cell, an object, an array's size
+    changed = program(3.0, 6.0)
+    check(changed, expected(3.0, 6.0))
+    assert changed["frontend"] == ["closure", "reads_array", "reads_global",
+                                   "reads_module_attribute", "reads_object"], changed["frontend"]
+
+
+def test_an_edited_file_is_compiled_again(program):
+    program(2.0, 5.0)
+    edit(program.folder / "frontend_cache_helper.py", "SHIFT = 3.0", "SHIFT = 4.0")
+    got = program(2.0, 5.0)
+    check(got, expected(2.0, 5.0, shift=4.0))
+    # (the two that read the module; and the object's reader, never kept)
+    assert got["frontend"] == ["calls_helper", "reads_module_attribute", "reads_object"], \
+        got["frontend"]
+    edit(program.folder / "frontend_cache_program.py", "x * 2.0", "x * 2.5")
+    got = program(2.0, 5.0)
+    check(got, expected(2.0, 5.0, two=2.5, shift=4.0))
+    assert len(got["frontend"]) == len(ALL), got["frontend"]  # (its file changed)
+
+
+def test_corrupt_entries_are_ignored_and_rewritten(program):
+    program(2.0, 5.0)
+    entries = list((program.cache / "frontend").iterdir())
+    assert len(entries) == len(ALL) - 1  # (all but the object's reader)
+    for k, entry in enumerate(entries):
+        entry.write_bytes(b"" if k % 2 else b"\x80\x05garbage")
+    got = program(2.0, 5.0)
+    check(got, expected(2.0, 5.0))
+    assert len(got["frontend"]) == len(ALL)
+    assert program(2.0, 5.0)["frontend"] == ["reads_object"]
