@@ -35,6 +35,13 @@ class Config:
 CONFIG = Config(float(sys.argv[1]))
 
 
+class Scales:
+    FACTOR = 1.0
+
+
+Scales.FACTOR = float(sys.argv[2])  # a class attribute set at run time
+
+
 def body_constant(x):
     return jnp.sum(x * 2.0)
 
@@ -61,6 +68,10 @@ def calls_helper(x):
     return helper.shifted(x) + 1.0
 
 
+def reads_class_attribute(x):
+    return jnp.sum(x) * Scales.FACTOR
+
+
 def reads_array(x):
     return jnp.sum(WEIGHTS) * jnp.sum(x)
 
@@ -79,6 +90,7 @@ results = {
     "calls_helper": astjax.jit(calls_helper)(x),
     "grad": astjax.jit(astjax.grad(loss))(x),
     "reads_array": astjax.jit(reads_array)(x),
+    "reads_class_attribute": astjax.jit(reads_class_attribute)(x),
 }
 print(json.dumps({"results": {k: np.asarray(v, np.float64).tolist() for k, v in results.items()},
                   "frontend": sorted(RUNS)}))

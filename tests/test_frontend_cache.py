@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ALL = ["body_constant", "calls_helper", "closure", "grad", "reads_array", "reads_global",
-       "reads_module_attribute", "reads_object"]
+ALL = ["body_constant", "calls_helper", "closure", "grad", "reads_array",
+       "reads_class_attribute", "reads_global", "reads_module_attribute", "reads_object"]
 
 
 @pytest.fixture
@@ -22,7 +22,8 @@ def program(tmp_path):
 
     def run(a: float, b: float) -> dict:
         env = dict(os.environ, ASTJAX_CACHE_DIR=str(cache), ASTJAX_BACKEND="numpy",
-                   PYTHONPATH=str(tmp_path))
+                   PYTHONPATH=os.pathsep.join([str(tmp_path)] + [p for p in [
+                       os.environ.get("PYTHONPATH")] if p]))
         env.pop("ASTJAX_FRONTEND_CACHE", None)
         out = subprocess.run([sys.executable, str(tmp_path / "frontend_cache_program.py"),
                               str(a), str(b)], env=env, capture_output=True, text=True,
@@ -40,7 +41,8 @@ def expected(a: float, b: float, two=2.0, shift=3.0) -> dict:
             "reads_global": np.sum(x) + b, "closure": np.sum(x ** 2) * b,
             "reads_object": np.sum(x) ** a, "calls_helper": np.sum(x) - shift + 1.0,
             "grad": 2 * np.tanh(x) * (1 - np.tanh(x) ** 2),
-            "reads_array": np.sum(np.arange(int(a) + 1.0)) * np.sum(x)}
+            "reads_array": np.sum(np.arange(int(a) + 1.0)) * np.sum(x),
+            "reads_class_attribute": np.sum(x) * b}
 
 
 def check(got: dict, want: dict) -> None:
@@ -66,11 +68,12 @@ def test_an_unchanged_function_skips_the_front_end_in_a_new_process(program):
 
 def test_values_read_at_run_time_are_read_again(program):
     program(2.0, 5.0)
-    # a module attribute, a global, a closure cell, an object, an array's size
+    # a module's and a class's attribute, a global, a closure cell, an object, an array's size
     changed = program(3.0, 6.0)
     check(changed, expected(3.0, 6.0))
-    assert changed["frontend"] == ["closure", "reads_array", "reads_global",
-                                   "reads_module_attribute", "reads_object"], changed["frontend"]
+    assert changed["frontend"] == ["closure", "reads_array", "reads_class_attribute",
+                                   "reads_global", "reads_module_attribute", "reads_object"], \
+        changed["frontend"]
 
 
 def test_an_edited_file_is_compiled_again(program):

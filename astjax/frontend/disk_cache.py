@@ -235,8 +235,7 @@ def store(key: str, fun, spec, facts: list) -> None:
     cells = top_cells_of(fun)
     try:
         reads = [(locate(ns, name, cells), describe(value)) for ns, name, value in spec.dependencies]
-        reads += [(("module", module, name), describe(value))
-                  for (module, name), value in (spec.module_reads or {}).items()]
+        reads += [(place, describe(value)) for place, value in (spec.module_reads or {}).items()]
         implicit = [locate(ns, name, cells) for ns, name in spec.implicit]
     except Unstable:
         return
@@ -255,10 +254,11 @@ def load(key: str, fun):
     try:
         dependencies = []
         for place, description in entry["reads"]:
-            value = _module_read(place) if place[0] == "module" else current(place, cells)
+            attribute = place[0] in ("module", "class")
+            value = _attribute_read(place) if attribute else current(place, cells)
             if describe(value) != description:
                 return None
-            if place[0] != "module":
+            if not attribute:
                 dependencies.append((namespace_of(place, cells), place[-1], value))
         func = entry["func"]
         inputs = func.params[len(func.params) - len(entry["implicit"]):]
@@ -273,8 +273,13 @@ def load(key: str, fun):
                        implicit, None), entry["facts"]
 
 
-def _module_read(place):
-    module = sys.modules.get(place[1])
-    if module is None or not hasattr(module, place[2]):
-        raise Unstable(f"{place[1]}.{place[2]} is not there")
-    return getattr(module, place[2])
+def _attribute_read(place):
+    """The attribute a ("module", module, name) or ("class", module, qualname, name) place
+    names, read now."""
+    owner = sys.modules.get(place[1])
+    path = place[2].split(".") if place[0] == "class" else []
+    for part in path + [place[-1]]:
+        if owner is None or not hasattr(owner, part):
+            raise Unstable(f"{'.'.join(map(str, place[1:]))} is not there")
+        owner = getattr(owner, part)
+    return owner

@@ -40,7 +40,8 @@ class Context:
     def __init__(self):
         self.dependencies: dict = {}   # (id(namespace), name) -> (namespace, name, value)
         self.implicit: dict = {}       # (id(namespace), name) -> (namespace, name, Var)
-        self.module_reads: dict = {}   # (module name, attribute) -> the value read
+        # ("module", name, attribute) or ("class", module, qualname, attribute) -> the value
+        self.module_reads: dict = {}
         self.call_stack: list = []
 
 

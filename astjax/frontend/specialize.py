@@ -33,7 +33,7 @@ class Specialized:
     out_static: dict          # output leaf index -> static (non-array) value
     dependencies: list        # (namespace, name, value) read at compile time
     implicit: list            # (namespace, name) of array inputs read from outside
-    module_reads: dict = None  # (module name, attribute) -> the value read (not arrays)
+    module_reads: dict = None  # attributes of modules and classes read -> their values
 
 
 def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=None):
