@@ -28,7 +28,8 @@ from ..core.avals import canonical_value
 from ..core.files import cache_root, discard
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
-FORMAT = 1  # bump when what is pickled changes shape
+FORMAT = 2  # bump when what is pickled changes shape
+LARGEST = 4096  # a container read with more items than this is not described item by item
 
 
 class Unstable(Exception):
@@ -90,6 +91,8 @@ def _value(value) -> str:
     """Plain data by value; modules, functions and classes by name (and a user file's text)."""
     if isinstance(value, _PLAIN):
         return f"{type(value).__name__}:{value!r}"
+    if isinstance(value, (tuple, list, dict)) and len(value) > LARGEST:
+        raise Unstable(f"a {type(value).__name__} of {len(value)} items")
     if isinstance(value, (tuple, list)):
         return f"{type(value).__name__}({','.join(_value(v) for v in value)})"
     if isinstance(value, dict):
@@ -211,12 +214,9 @@ def read(key: str):
 
 
 def write(key: str, entry) -> None:
-    """Written atomically; an entry that cannot be pickled, or a cache that cannot be
-    written, only costs the next process the front end."""
-    try:
-        data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:
-        return
+    """Written atomically; a cache that cannot be written only costs the next process the
+    front end."""
+    data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     path = path_of(key)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -239,8 +239,12 @@ def store(key: str, fun, spec, facts: list) -> None:
         implicit = [locate(ns, name, cells) for ns, name in spec.implicit]
     except Unstable:
         return
-    write(key, {"format": FORMAT, "reads": reads, "implicit": implicit, "func": spec.func,
-                "out_tree": spec.out_tree, "out_static": spec.out_static, "facts": facts})
+    try:  # (unpickled only once the reads check out: it may name the user's modules)
+        payload = pickle.dumps((spec.func, spec.out_tree, spec.out_static, facts),
+                               protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # a live Python object in the core form (a host callback's function)
+        return
+    write(key, {"format": FORMAT, "reads": reads, "implicit": implicit, "payload": payload})
 
 
 def load(key: str, fun):
@@ -260,7 +264,7 @@ def load(key: str, fun):
                 return None
             if not attribute:
                 dependencies.append((namespace_of(place, cells), place[-1], value))
-        func = entry["func"]
+        func, out_tree, out_static, facts = pickle.loads(entry["payload"])
         inputs = func.params[len(func.params) - len(entry["implicit"]):]
         for place, param in zip(entry["implicit"], inputs):  # arrays read from outside
             array = np.asarray(canonical_value(current(place, cells)))
@@ -269,8 +273,10 @@ def load(key: str, fun):
         implicit = [(namespace_of(place, cells), place[-1]) for place in entry["implicit"]]
     except (Unstable, KeyError, TypeError, ValueError):
         return None
-    return Specialized(entry["func"], entry["out_tree"], entry["out_static"], dependencies,
-                       implicit, None), entry["facts"]
+    except Exception:  # a payload that no longer unpickles (a module moved): computed again
+        discard(path_of(key))
+        return None
+    return Specialized(func, out_tree, out_static, dependencies, implicit, None), facts
 
 
 def _attribute_read(place):
