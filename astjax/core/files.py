@@ -7,13 +7,15 @@ import tempfile
 import warnings
 
 
-def write_atomic(path: str, text: str) -> None:
+def write_atomic(path: str, content) -> None:
+    """`content` (text, or bytes) written to a temporary file beside `path`, then renamed."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=os.path.basename(path))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        binary = isinstance(content, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+            f.write(content)
         os.chmod(tmp, 0o666 & ~_UMASK)  # readable like any module, not a private temp file
         os.replace(tmp, path)
     except BaseException:

@@ -25,7 +25,7 @@ import types
 import numpy as np
 
 from ..core.avals import canonical_value
-from ..core.files import cache_root, discard
+from ..core.files import cache_root, discard, write_atomic
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 FORMAT = 2  # bump when what is pickled changes shape
@@ -216,14 +216,8 @@ def read(key: str):
 def write(key: str, entry) -> None:
     """Written atomically; a cache that cannot be written only costs the next process the
     front end."""
-    data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
-    path = path_of(key)
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "wb") as f:
-            f.write(data)
-        os.replace(partial, path)
+        write_atomic(path_of(key), pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         pass
 

@@ -16,7 +16,7 @@ import os
 import numpy as np
 
 from astjax.core import processes
-from astjax.core.files import cache_root
+from astjax.core.files import cache_root, write_atomic
 from astjax.core.ir import Func
 from astjax.core.primitives import import_kinds
 from astjax.errors import TransformError
@@ -203,11 +203,7 @@ def _compiled(text: str, func: Func, num_replicas: int, callbacks=()):
 def _store(path: str, data: bytes) -> None:
     """Written atomically; an unwritable cache only costs the next process a compile."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "wb") as f:
-            f.write(data)
-        os.replace(partial, path)
+        write_atomic(path, data)
     except OSError:
         pass
 
