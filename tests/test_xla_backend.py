@@ -177,3 +177,41 @@ def test_results_stay_where_xla_wrote_them_and_pass_on_without_a_copy():
     z = double(y)
     np.testing.assert_array_equal(astjax.block_until_ready(z), np.arange(1000.0) * 4)
     assert float(z[3]) == 12.0 and "12." in repr(z) and (z + 1)[0] == 1.0
+
+
+JAXLIB_ALONE = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import astjax
+    sys.path.insert(0, {tests!r})
+    from xla_cases import programs
+    f = astjax.jit(programs.results_of_every_kind, backend="xla")
+    outs = f(np.linspace(-1.0, 1.0, 6, dtype=np.float32), np.arange(6, dtype=np.int32))
+    for out in outs:
+        a = np.asarray(out)
+        print(a.dtype.str, a.shape, a.flags.writeable, repr(a.tolist()))
+    print("jax imported:", "jax" in sys.modules)
+""")
+
+
+def test_results_come_back_through_jaxlib_alone(tmp_path):
+    """A new process runs the XLA backend without importing jax (a second of its first
+    call): results of every kind come back as read-only NumPy arrays of the right values."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", JAXLIB_ALONE.format(tests=os.path.dirname(
+        __file__))], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "jax imported: False"
+    assert "PjRt" not in done.stderr  # (XLA's start-up notes stay quiet, as under jax)
+    x = np.linspace(-1.0, 1.0, 6, dtype=np.float32)
+    i = np.arange(6, dtype=np.int32)
+    want = programs.results_of_every_kind_reference(x, i)
+    assert len(lines) == len(want) + 1
+    for line, expected in zip(lines, want):
+        dtype, rest = line.split(" ", 1)
+        assert dtype == expected.dtype.str, line
+        assert f"{expected.shape} False " in rest, line  # shape, then read-only
+        got = np.array(eval(rest.split(" False ", 1)[1]), dtype=expected.dtype).reshape(
+            expected.shape)
+        np.testing.assert_allclose(got, expected, rtol=1e-6)

@@ -66,3 +66,15 @@ def branches(x, k):
     if jnp.sum(x) > 0:
         y = y * 3
     return y
+
+
+def results_of_every_kind(x, i):
+    """float32, bool, int32, complex64, a 0-d value, a size-0 array and a 2-d array."""
+    return (x * 2.0, x > 0, i * 3, (x + 1j * x).astype(jnp.complex64), jnp.sum(x),
+            x[:0], jnp.outer(x, x))
+
+
+def results_of_every_kind_reference(x, i):
+    import numpy as np
+    return [x * 2.0, x > 0, i * 3, (x + 1j * x).astype(np.complex64),
+            np.asarray(np.sum(x), np.float32), x[:0], np.outer(x, x)]

@@ -1,0 +1,90 @@
+"""The front end parses the definition it compiles and the module's top level: other
+functions' bodies are left out, their lines blank, so every position stays the user's."""
+import glob
+import importlib.util
+import os
+import textwrap
+
+import libcst as cst
+import numpy as np
+import pytest
+
+import astjax
+from astjax.errors import AstjaxError
+from astjax.frontend import source
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.parametrize("folder", ["astjax", "tests"])
+def test_every_outline_of_the_repos_files_parses_and_keeps_its_lines(folder):
+    for path in glob.glob(os.path.join(REPO, folder, "**", "*.py"), recursive=True):
+        text = open(path, encoding="utf-8").read()
+        outline = source._outline_of(text)
+        if outline is None:
+            continue
+        lines = text.splitlines()
+        for first, last, *_ in outline.spans:
+            reduced = outline.text((first, last))
+            cst.parse_module(reduced)  # (raises where an outline is not Python)
+            kept = reduced.splitlines()
+            assert len(kept) == len(lines), path
+            assert kept[first - 1:last] == lines[first - 1:last], (path, first)
+
+
+PROGRAM = textwrap.dedent('''
+    import numpy as np
+    import astjax.numpy as jnp
+
+
+    def setup(n):
+        global WEIGHT
+        WEIGHT = 2.0 * n
+
+
+    def decorated_first(dtype):
+        @staticmethod
+        def inner(x):
+            return x
+        return inner
+
+
+    def uses_global(x):
+        return jnp.sum(x) * WEIGHT
+
+
+    def long_helper(x):
+        y = x + 1.0
+        y = y * 2.0
+        return y
+
+
+    def broken(x):
+        return jnp.sum(x) + undefined_name
+''')
+
+
+def _load(tmp_path):
+    path = tmp_path / "outlined.py"
+    path.write_text(PROGRAM)
+    spec = importlib.util.spec_from_file_location("outlined", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def test_a_global_bound_in_another_function_is_seen(tmp_path):
+    module, _ = _load(tmp_path)
+    module.setup(3)
+    x = np.arange(4.0)
+    assert float(astjax.jit(module.uses_global)(x)) == pytest.approx(np.sum(x) * 6.0)
+    np.testing.assert_allclose(astjax.jit(module.long_helper)(x), (x + 1.0) * 2.0)
+
+
+def test_errors_point_at_the_users_line_and_column(tmp_path):
+    module, path = _load(tmp_path)
+    with pytest.raises(AstjaxError) as caught:
+        astjax.jit(module.broken)(np.arange(3.0))
+    line = PROGRAM.splitlines().index("    return jnp.sum(x) + undefined_name") + 1
+    loc = caught.value.loc
+    assert (loc.file, loc.line, loc.col) == (str(path), line, len("    return jnp.sum(x) + "))
