@@ -198,9 +198,13 @@ class Compiled:
         if loaded is not None:  # (an unchanged function, in a new process)
             self.spec, self.facts.items = loaded[0], list(loaded[1])
             leaves = _canonical(dynamic_leaves(bound, static)[0])
-            if self._broken(leaves, size_sources(self.spec.func)) is not None:
+            sources = size_sources(self.spec.func)
+            if self._broken(leaves, sources) is not None:
                 loaded = None  # made for sizes of another class (symbolic sizes)
                 self.facts.items = []
+            else:  # code generators choose by the witness sizes: this call's, as if fresh
+                for (symbol, _, _), size in zip(sources, sizes_of(sources, leaves)):
+                    symbol.witness = int(size)
         if loaded is None:
             with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
                 self.spec = specialize(fun, bound, static, symbolic)

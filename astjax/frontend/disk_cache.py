@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.avals import canonical_value
 from ..core.files import cache_root, discard, write_atomic
+from .resolve import is_user_function
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
 FORMAT = 2  # bump when what is pickled changes shape
@@ -52,9 +53,8 @@ def entry_key(fun, leaves_signature, tree, static_values, x64: bool, symbolic: b
 def _described(fun) -> str:
     """The function to compile, as text that names what it is made of."""
     if isinstance(fun, types.FunctionType):
-        return repr(("function", _code(fun.__code__), _file(fun.__code__.co_filename),
-                     fun.__globals__.get("__name__"), len(fun.__closure__ or ()),
-                     _value(fun.__defaults__), _value(fun.__kwdefaults__)))
+        return repr(("function", _function(fun), fun.__globals__.get("__name__"),
+                     _value(fun.__kwdefaults__)))
     if isinstance(fun, types.MethodType):
         raise Unstable("a bound method's object")
     if isinstance(fun, functools.partial):
@@ -102,9 +102,22 @@ def _value(value) -> str:
     if isinstance(value, types.ModuleType):
         return f"module:{value.__name__}:{_file(getattr(value, '__file__', None))}"
     if isinstance(value, types.FunctionType):
-        return f"function:{_code(value.__code__)}:{_file(value.__code__.co_filename)}:" \
-               f"{len(value.__closure__ or ())}:{_value(value.__defaults__)}"
+        return f"function:{_function(value)}"
     return _named(value)
+
+
+def _function(fn) -> str:
+    """A function's code, file and defaults; and for library code, which runs as Python
+    (so what it reads goes unrecorded), what its closure cells hold. (A user function is
+    interpreted: the cells it reads are recorded and checked one by one.)"""
+    cells = len(fn.__closure__ or ())
+    if not is_user_function(fn):
+        try:
+            cells = tuple(_value(c.cell_contents) for c in fn.__closure__ or ())
+        except ValueError:  # an empty cell
+            raise Unstable(f"{fn.__qualname__} closes over an unbound name") from None
+    return f"{_code(fn.__code__)}:{_file(fn.__code__.co_filename)}:{cells}:" \
+           f"{_value(fn.__defaults__)}"
 
 
 def _named(value) -> str:
