@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+import astjax.numpy as jnp
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ALL = ["body_constant", "calls_helper", "closure", "grad", "reads_array",
        "reads_class_attribute", "reads_global", "reads_module_attribute", "reads_object"]
@@ -100,3 +102,39 @@ def test_corrupt_entries_are_ignored_and_rewritten(program):
     check(got, expected(2.0, 5.0))
     assert len(got["frontend"]) == len(ALL)
     assert program(2.0, 5.0)["frontend"] == ["reads_object"]
+
+
+def test_library_closures_holding_other_values_do_not_share_an_entry():
+    """Library code runs as Python (what it reads goes unrecorded): its closures are told
+    apart by what their cells hold. Two SGD updates differ only in their step size."""
+    import astjax
+    from astjax.example_libraries import optimizers
+    x, g = {"w": np.ones(3)}, {"w": np.full(3, 0.5)}
+    for step_size in (0.1, 0.2, 0.1):
+        astjax.clear_caches()  # (only the disk may serve the second and third)
+        init, update, get = optimizers.sgd(step_size)
+        out = get(astjax.jit(update)(0, g, init(x)))
+        np.testing.assert_allclose(out["w"], 1.0 - step_size * 0.5, rtol=1e-12)
+
+
+def _scaled(x):
+    return x * 2.0 + jnp.sum(x)
+
+
+def test_an_entry_from_disk_takes_the_calls_sizes_as_its_witnesses(monkeypatch):
+    """Code generators choose by the witness sizes (a serial or a parallel loop, say): an
+    entry made for one length serves another of its class as if made for that one."""
+    import astjax
+    import astjax.compiled
+    astjax.clear_caches()
+    astjax.jit(_scaled)(np.arange(6.0))
+    astjax.clear_caches()
+    runs = []
+    real = astjax.compiled.specialize
+    monkeypatch.setattr(astjax.compiled, "specialize",
+                        lambda *a, **k: runs.append(1) or real(*a, **k))
+    f = astjax.jit(_scaled)
+    np.testing.assert_allclose(f(np.arange(10.0)), np.arange(10.0) * 2.0 + 45.0)
+    assert runs == []  # from disk
+    (symbol, _, _), = f.last.sizes
+    assert symbol.witness == 10
