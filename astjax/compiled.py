@@ -6,7 +6,9 @@
 The cache key is the pytree structure of the dynamic arguments, each leaf's (shape, dtype,
 weak type) and the values of static arguments. An entry also remembers every global and
 closure value the specialisation read; if any has been rebound since, the entry is rebuilt on
-the next call. Every (re)compilation is logged on the `astjax` logger with its reason.
+the next call. Every (re)compilation is logged on the `astjax` logger with its reason. A
+specialisation an earlier process made is read from disk when nothing it read has changed
+(`frontend/disk_cache.py`): the front end does not run again.
 """
 import contextlib
 import functools
@@ -191,25 +193,9 @@ class Compiled:
         self.compiler = backends.get(backend)
         self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
         self.facts = Facts(where=_current_line)
-        # (a backend that compiles in the background pauses it while the caller compiles)
-        foreground = getattr(self.compiler, "foreground", contextlib.nullcontext)
         key = _disk_key(fun, bound, static, symbolic)
-        loaded = disk_cache.load(key, fun) if key else None
-        if loaded is not None:  # (an unchanged function, in a new process)
-            self.spec, self.facts.items = loaded[0], list(loaded[1])
-            leaves = _canonical(dynamic_leaves(bound, static)[0])
-            sources = size_sources(self.spec.func)
-            if self._broken(leaves, sources) is not None:
-                loaded = None  # made for sizes of another class (symbolic sizes)
-                self.facts.items = []
-            else:  # code generators choose by the witness sizes: this call's, as if fresh
-                for (symbol, _, _), size in zip(sources, sizes_of(sources, leaves)):
-                    symbol.witness = int(size)
-        if loaded is None:
-            with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
-                self.spec = specialize(fun, bound, static, symbolic)
-            if key:
-                disk_cache.store(key, fun, self.spec, self.facts.items)
+        self.spec = (self._from_disk(key, fun, bound, static) if key else None) or \
+            self._from_source(fun, bound, static, symbolic, key)
         spec = self.spec
         self.origin = spec.func.loc.file if spec.func.loc else "?"
         self.sizes = size_sources(spec.func)
@@ -217,6 +203,32 @@ class Compiled:
         self.call = None  # the last of them used
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
+
+    def _from_disk(self, key, fun, bound, static):
+        """The front end's result for this call, from disk (None: compute it), with the size
+        facts it recorded, and this call's sizes as its witnesses."""
+        loaded = disk_cache.load(key, fun)
+        if loaded is None:
+            return None
+        spec, self.facts.items = loaded[0], list(loaded[1])
+        leaves = _canonical(dynamic_leaves(bound, static)[0])
+        sources = size_sources(spec.func)
+        if self._broken(leaves, sources) is not None:  # made for sizes of another class
+            self.facts.items = []
+            return None
+        for (symbol, _, _), size in zip(sources, sizes_of(sources, leaves)):
+            symbol.witness = int(size)  # (code generators choose by them: as if fresh)
+        return spec
+
+    def _from_source(self, fun, bound, static, symbolic, key):
+        """The front end run on the function's source (and its result kept on disk)."""
+        # (a backend that compiles in the background pauses it while the caller compiles)
+        foreground = getattr(self.compiler, "foreground", contextlib.nullcontext)
+        with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
+            spec = specialize(fun, bound, static, symbolic)
+        if key:
+            disk_cache.store(key, fun, spec, self.facts.items)
+        return spec
 
     def broken_fact(self, leaves):
         """The first recorded fact these arguments' sizes break (None: this entry serves)."""
