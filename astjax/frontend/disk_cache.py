@@ -8,7 +8,9 @@ arguments' structure, shapes and dtypes, the static arguments and the x64 flag. 
 front end read from outside the function while it ran (globals, closure cells, modules,
 functions it called) is stored with the entry as (where to read it, what it was), and an
 entry is used only when every one of them reads the same again: a module or a function by
-its name and the text of its file, plain data by value.
+its name and the text of its file, plain data by value. astjax's own functions (library
+code runs as Python, so what it reads goes unrecorded) are described with what their
+closure cells hold. A loaded entry's recorded size facts must hold for the call's sizes.
 
 Anything that cannot be told apart that way (an object, a value in a closure cell of a
 function other than the one compiled, an array held by an object) keeps the specialisation
