@@ -215,3 +215,29 @@ def test_results_come_back_through_jaxlib_alone(tmp_path):
         got = np.array(eval(rest.split(" False ", 1)[1]), dtype=expected.dtype).reshape(
             expected.shape)
         np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+WITHOUT_JAX = textwrap.dedent("""
+    import sys
+    sys.modules["jax"] = None  # (as if only jaxlib were installed: `import jax` fails)
+    import numpy as np
+    import astjax
+    sys.path.insert(0, {tests!r})
+    from xla_cases import programs
+    print(float(astjax.jit(programs.newton_sqrt, backend="xla")(2.0)))
+    try:
+        astjax.jit(programs.printing, backend="xla")(np.arange(3.0))
+    except astjax.errors.TransformError as e:
+        print("refused:", e.message)
+""")
+
+
+def test_without_jax_one_device_runs_and_callbacks_are_refused_clearly(tmp_path):
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", WITHOUT_JAX.format(tests=os.path.dirname(
+        __file__))], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    value, refusal = done.stdout.strip().splitlines()[-2:]
+    assert float(value) == pytest.approx(np.sqrt(2.0), rel=1e-9)
+    assert refusal.startswith("refused: a module that calls back into Python") and \
+        "needs jax" in refusal, refusal

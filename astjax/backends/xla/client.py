@@ -82,6 +82,7 @@ def compile(text: str, num_replicas: int = 1, host_callbacks=()):
     chosen = _jaxlib()[1].DeviceList(tuple(devices()[:num_replicas]))
     if not host_callbacks:
         return client().compile_and_load(text, chosen, _options(num_replicas))
+    _needs_jax("a module that calls back into Python (debug.print, pure_callback)")
     from jax._src.interpreters import mlir
     from jax._src.lib.mlir import ir
     with mlir.make_ir_context():  # callbacks are taken only with a parsed module
@@ -204,6 +205,7 @@ def execute_replicated(executable, per_device: list, chosen: list) -> list:
     each with a leading axis of 1 (so that together they are one array laid out over the
     devices along axis 0, as jaxlib wants its inputs); the result is, per output, the list of
     its per-replica buffers."""
+    _needs_jax("pmap over XLA devices")
     from jax._src.core import ShapedArray
     sharding = _over_devices(tuple(chosen))
     semantics = _jaxlib()[0].HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
@@ -216,6 +218,16 @@ def execute_replicated(executable, per_device: list, chosen: list) -> list:
             semantics, True))
     results = executable.execute_sharded(arguments)
     return results.disassemble_into_single_device_arrays()
+
+
+def _needs_jax(what: str) -> None:
+    """JAX itself, for the parts of jaxlib that only its Python classes complete."""
+    try:
+        import jax  # noqa: F401
+    except ImportError as e:
+        raise Unavailable(f"{what} on the XLA backend needs jax 0.10.2 besides jaxlib ({e})",
+                          hint="pip install 'jax[cpu]==0.10.2', or use backend=\"numpy\" or "
+                               "\"numba\"") from None
 
 
 @functools.lru_cache(maxsize=None)
