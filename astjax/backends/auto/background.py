@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from astjax.core.files import cache_root, discard
+from astjax.core.files import cache_root, discard, write_atomic
 from .job import IDLE_START
 
 POLL_SECONDS = 0.05  # how often a waiting caller looks for the outcome
@@ -134,7 +134,7 @@ class Job:
         job = {"path": g.path, "import_name": g.import_name, "kernel": g.kernel_name,
                "signature": self.signature, "consts": g.consts,
                "done": self.done_path, "lock": self.lock_path}
-        _write_bytes(self.job_path, lambda f: pickle.dump(job, f))
+        write_atomic(self.job_path, pickle.dumps(job))
 
     def _spawn(self) -> None:
         env = dict(os.environ, ASTJAX_CACHE_DIR=cache_root())
@@ -222,13 +222,6 @@ def _leave_running() -> None:
     for process in _RUNNING:
         if process.poll() is None:
             process.returncode = 0
-
-
-def _write_bytes(path: str, write) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
-        write(f)
-    os.replace(tmp, path)
 
 
 if hasattr(os, "register_at_fork"):

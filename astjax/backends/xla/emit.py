@@ -375,9 +375,9 @@ def module_text(func: Func, num_replicas: int = 1, capacity: int = 64, axis_name
     body.loc = func.loc
     outs = body.lower(func, params)
     outs = [body.coerce([v], o.aval.shape, o.aval.dtype)[0] for v, o in zip(outs, func.outs)]
+    layout = Layout(len(outs), len(body.tapes.counts), body.callbacks)
     outs = outs + body.tapes.counts
-    layout = Layout(len(outs) - len(body.tapes.counts), len(body.tapes.counts), body.callbacks,
-                    [(tuple(v.shape), np.dtype(v.dtype)) for v in outs])
+    layout.results = [(tuple(v.shape), np.dtype(v.dtype)) for v in outs]
     body.loc = func.loc
     body.op("func.return", outs, [])
     args = ", ".join(f"{p.name}: {p.type}" for p in params)
