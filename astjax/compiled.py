@@ -193,8 +193,10 @@ class Compiled:
         self.compiler = backends.get(backend)
         self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
         self.facts = Facts(where=_current_line)
-        key = _disk_key(fun, bound, static, symbolic)
-        self.spec = (self._from_disk(key, fun, bound, static) if key else None) or \
+        leaves, tree = dynamic_leaves(bound, static)
+        leaves = _canonical(leaves)
+        key = _disk_key(fun, leaves, tree, bound, static, symbolic)
+        self.spec = (self._from_disk(key, fun, leaves) if key else None) or \
             self._from_source(fun, bound, static, symbolic, key)
         spec = self.spec
         self.origin = spec.func.loc.file if spec.func.loc else "?"
@@ -204,14 +206,13 @@ class Compiled:
         self.implicit_avals = [v.aval for v in spec.func.params[len(spec.func.params)
                                                                  - len(spec.implicit):]]
 
-    def _from_disk(self, key, fun, bound, static):
+    def _from_disk(self, key, fun, leaves):
         """The front end's result for this call, from disk (None: compute it), with the size
         facts it recorded, and this call's sizes as its witnesses."""
         loaded = disk_cache.load(key, fun)
         if loaded is None:
             return None
         spec, self.facts.items = loaded[0], list(loaded[1])
-        leaves = _canonical(dynamic_leaves(bound, static)[0])
         sources = size_sources(spec.func)
         if self._broken(leaves, sources) is not None:  # made for sizes of another class
             self.facts.items = []
@@ -369,12 +370,11 @@ def _leaf_signature(x, symbolic: bool = False):
     return (shape, np.dtype(arr.dtype).str)
 
 
-def _disk_key(fun, bound, static, symbolic: bool):
+def _disk_key(fun, leaves, tree, bound, static, symbolic: bool):
     """The front end's entry on disk for this call (None: it is not kept there)."""
     if os.environ.get("ASTJAX_FRONTEND_CACHE", "1") == "0":
         return None
-    leaves, tree = dynamic_leaves(bound, static)
-    signature = tuple(_leaf_signature(x, symbolic) for x in _canonical(leaves))
+    signature = tuple(_leaf_signature(x, symbolic) for x in leaves)
     statics = tuple((name, bound.arguments.get(name)) for name in sorted(static))
     return disk_cache.entry_key(fun, signature, tree, statics, config.x64_enabled(), symbolic)
 

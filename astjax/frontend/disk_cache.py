@@ -46,7 +46,7 @@ def entry_key(fun, leaves_signature, tree, static_values, x64: bool, symbolic: b
     try:
         parts = [_astjax_digest(), np.__version__, sys.version, FORMAT, _described(fun),
                  repr(leaves_signature), pickle.dumps(tree, protocol=4).hex(),
-                 _value(static_values), x64, symbolic]
+                 describe(static_values), x64, symbolic]
     except (Unstable, pickle.PicklingError, TypeError, AttributeError, ValueError):
         return None
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
@@ -56,16 +56,16 @@ def _described(fun) -> str:
     """The function to compile, as text that names what it is made of."""
     if isinstance(fun, types.FunctionType):
         return repr(("function", _function(fun), fun.__globals__.get("__name__"),
-                     _value(fun.__kwdefaults__)))
+                     describe(fun.__kwdefaults__)))
     if isinstance(fun, types.MethodType):
         raise Unstable("a bound method's object")
     if isinstance(fun, functools.partial):
-        return repr(("partial", _described(fun.func), _value(fun.args), _value(fun.keywords)))
+        return repr(("partial", _described(fun.func), describe(fun.args), describe(fun.keywords)))
     parameters = getattr(fun, "identity_parameters", None)
     if parameters is not None:
         kind = type(fun)
         return repr((kind.__module__, kind.__qualname__, _described(fun.fun),
-                     _value(parameters())))
+                     describe(parameters())))
     raise Unstable(f"a {type(fun).__name__}")
 
 
@@ -81,7 +81,7 @@ def innermost(fun):
 
 def _code(code) -> str:
     """Everything of a code object that its behaviour and its positions depend on."""
-    consts = tuple(_code(c) if isinstance(c, types.CodeType) else _value(c)
+    consts = tuple(_code(c) if isinstance(c, types.CodeType) else describe(c)
                    for c in code.co_consts)
     return hashlib.sha256(repr((code.co_code, consts, code.co_names, code.co_varnames,
                                 code.co_freevars, code.co_cellvars, code.co_qualname,
@@ -89,16 +89,17 @@ def _code(code) -> str:
                                 code.co_filename)).encode()).hexdigest()
 
 
-def _value(value) -> str:
-    """Plain data by value; modules, functions and classes by name (and a user file's text)."""
+def describe(value) -> str:
+    """A value as text that holds across processes: plain data by value; modules, functions
+    and classes by name (and a user file's text)."""
     if isinstance(value, _PLAIN):
         return f"{type(value).__name__}:{value!r}"
     if isinstance(value, (tuple, list, dict)) and len(value) > LARGEST:
         raise Unstable(f"a {type(value).__name__} of {len(value)} items")
     if isinstance(value, (tuple, list)):
-        return f"{type(value).__name__}({','.join(_value(v) for v in value)})"
+        return f"{type(value).__name__}({','.join(describe(v) for v in value)})"
     if isinstance(value, dict):
-        return "dict(" + ",".join(f"{_value(k)}={_value(v)}" for k, v in value.items()) + ")"
+        return "dict(" + ",".join(f"{describe(k)}={describe(v)}" for k, v in value.items()) + ")"
     if isinstance(value, np.dtype):
         return f"dtype:{value.str}"
     if isinstance(value, types.ModuleType):
@@ -115,11 +116,11 @@ def _function(fn) -> str:
     cells = len(fn.__closure__ or ())
     if not is_user_function(fn):
         try:
-            cells = tuple(_value(c.cell_contents) for c in fn.__closure__ or ())
+            cells = tuple(describe(c.cell_contents) for c in fn.__closure__ or ())
         except ValueError:  # an empty cell
             raise Unstable(f"{fn.__qualname__} closes over an unbound name") from None
     return f"{_code(fn.__code__)}:{_file(fn.__code__.co_filename)}:{cells}:" \
-           f"{_value(fn.__defaults__)}"
+           f"{describe(fn.__defaults__)}"
 
 
 def _named(value) -> str:
@@ -208,10 +209,6 @@ def current(place, top_cells: dict):
     return value
 
 
-def describe(value) -> str:
-    return _value(value)
-
-
 # ------------------------------------------------------------------ files
 def path_of(key: str) -> str:
     return os.path.join(cache_root(), "frontend", key + ".pkl")
@@ -244,7 +241,7 @@ def store(key: str, fun, spec, facts: list) -> None:
     cells = top_cells_of(fun)
     try:
         reads = [(locate(ns, name, cells), describe(value)) for ns, name, value in spec.dependencies]
-        reads += [(place, describe(value)) for place, value in (spec.module_reads or {}).items()]
+        reads += [(place, describe(value)) for place, value in (spec.attribute_reads or {}).items()]
         implicit = [locate(ns, name, cells) for ns, name in spec.implicit]
     except Unstable:
         return

@@ -150,10 +150,10 @@ class ExpressionsMixin:
                 return self.names.outer_value(vars(value), name, result, (id(vars(value)), name))
             # (what a module or class held when this was compiled: the disk cache reads it
             # again before it trusts an entry)
-            self.names.context.module_reads[("module", value.__name__, name)] = result
+            self.names.context.attribute_reads[("module", value.__name__, name)] = result
             return _callable_value(self, result)
         if isinstance(value, type) and not _held_array(result):
-            self.names.context.module_reads[("class", value.__module__, value.__qualname__,
+            self.names.context.attribute_reads[("class", value.__module__, value.__qualname__,
                                              name)] = result
         if not isinstance(value, Var) and _held_array(result):
             # an array held by an object (a namedtuple, a dataclass): an input, read afresh

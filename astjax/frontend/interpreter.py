@@ -41,7 +41,7 @@ class Context:
         self.dependencies: dict = {}   # (id(namespace), name) -> (namespace, name, value)
         self.implicit: dict = {}       # (id(namespace), name) -> (namespace, name, Var)
         # ("module", name, attribute) or ("class", module, qualname, attribute) -> the value
-        self.module_reads: dict = {}
+        self.attribute_reads: dict = {}
         self.call_stack: list = []
 
 

@@ -33,7 +33,7 @@ class Specialized:
     out_static: dict          # output leaf index -> static (non-array) value
     dependencies: list        # (namespace, name, value) read at compile time
     implicit: list            # (namespace, name) of array inputs read from outside
-    module_reads: dict = None  # attributes of modules and classes read -> their values
+    attribute_reads: dict = None  # attributes of modules and classes read -> their values
 
 
 def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig=None):
@@ -127,4 +127,4 @@ def _specialized(fn, params: list, args, kwargs) -> Specialized:
     func = Func(function_name(fn), params + [v for _, _, v in implicit], builder.eqns, outs, loc)
     return Specialized(simplify(func), out_tree, out_static,
                        list(interp.context.dependencies.values()),
-                       [(ns, name) for ns, name, _ in implicit], interp.context.module_reads)
+                       [(ns, name) for ns, name, _ in implicit], interp.context.attribute_reads)
