@@ -106,9 +106,10 @@ def glu(x, axis=-1):
 # ---------------------------------------------------------------- normalisations over an axis
 def _stable_max(x, axis):
     """The max along axis, kept as size 1, with infinities replaced by 0 so that x - max stays
-    finite where x is (an all -inf row must give -inf, not nan)."""
+    finite where x is (an all -inf row must give -inf, not nan). Its gradient is stopped, as
+    in JAX: the results do not depend on it, so its derivative is zero, computed or not."""
     m = jnp.max(x, axis, keepdims=True)
-    return bind("select", bind("is_finite", m), m, u.zero(u.dtype_of(m)))
+    return bind("stop_gradient", bind("select", bind("is_finite", m), m, u.zero(u.dtype_of(m))))
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):

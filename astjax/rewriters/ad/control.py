@@ -1,9 +1,9 @@
 """Derivatives of control flow: one equation over primals and tangents together (forward), or a
 reverse sweep (reverse), its bodies transformed recursively by `jvp_func` / `vjp_func`.
 
-In the reverse sweep each body's forward part is recomputed, so nothing but loop carries is
-stored: a `while` loop records a tape of its carries (`while_loop_taped`) and its sweep is a
-reverse scan over that tape; a scan's sweep is a scan in the other direction.
+A scan's reverse sweep is a scan in the other direction over the residuals its forward pass
+stacked (residuals.py). A `while` loop records a tape of its carries (`while_loop_taped`); its
+sweep is a reverse scan over that tape that computes each step's forward part again.
 """
 from astjax.core.bind import bind
 from astjax.core.build import scan_of
@@ -175,14 +175,15 @@ def _while_vjp(cts, *carry, out, cond, body):
 
 
 @VJP.register("scan")
-def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False, num_tape=0):
+def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, sweep, reverse=False,
+              num_tape=0):
+    """A scan in the other direction over the residuals the forward scan stacked (`sweep`:
+    see residuals.py), carrying the cotangents of the carries and summing the constants'."""
     consts, xs = ops[:num_consts], ops[num_consts + num_carry:]
     n_ys = len(out) - num_carry - num_tape
-    plain = Func(body.name, body.params, body.eqns, body.outs[:len(body.outs) - num_tape], body.loc)
     wrt = [differentiable(p) for p in body.params]
-    body_bars = _only_bars(vjp_func(plain, wrt, f"{body.name}_vjp"), len(plain.outs))
-    diff_outs = [differentiable(v) for v in plain.outs]
-    tape = out[num_carry + n_ys:]
+    diff_outs = [differentiable(v) for v in body.outs[:num_carry + n_ys]]
+    residuals = out[num_carry + n_ys:]
     ys_out = out[num_carry:num_carry + n_ys]
     ys_bar = [c if c is not None else zeros_like(v)
               for c, v in zip(cts[num_carry:num_carry + n_ys], ys_out)]
@@ -190,23 +191,15 @@ def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False
     n_c = sum(wrt[:num_consts])
     carry_mask = wrt[num_consts:num_consts + num_carry]
     n_carry_bars = sum(carry_mask)
-    n_tape, n_x, n_y = len(tape), len(xs), len(ys_bar)
-    # The tape itself has cotangents when a higher derivative differentiates the sweep that
-    # read it: tape entry k is the carry at the start of step k, so its cotangent joins that
-    # carry's after the body's VJP of step k.
-    tape_cts = [(j, c) for j, (c, w) in enumerate(zip(cts[num_carry + n_ys:], carry_mask))
-                if w and c is not None]
+    n_x, n_r = len(xs), len(residuals)
 
     def step(state, slices):
         consts_bar, c_bar = state[:n_c], state[n_c:]
-        carry_k, x_k = slices[:n_tape], slices[n_tape:n_tape + n_x]
-        y_bar_k, tape_bar_k = slices[n_tape + n_x:n_tape + n_x + n_y], slices[n_tape + n_x + n_y:]
+        x_k, r_k, y_bar_k = slices[:n_x], slices[n_x:n_x + n_r], slices[n_x + n_r:]
         seeds = [s for s, d in zip(list(c_bar) + list(y_bar_k), diff_outs) if d]
-        bars = inline(body_bars, list(consts) + list(carry_k) + list(x_k) + seeds)
+        bars = inline(sweep.func, list(consts) + list(x_k) + list(r_k) + seeds)
         const_part, rest = bars[:n_c], bars[n_c:]
         new_c_bar = _scatter_mask(rest[:n_carry_bars], carry_mask, c_bar)
-        for (j, _), t_bar in zip(tape_cts, tape_bar_k):
-            new_c_bar[j] = bind("add", new_c_bar[j], t_bar)
         summed = [bind("add", a, b) for a, b in zip(consts_bar, const_part)]
         return summed + list(new_c_bar), list(rest[n_carry_bars:])
 
@@ -214,12 +207,10 @@ def _scan_vjp(cts, *ops, out, body, num_consts, num_carry, length, reverse=False
     carry_params = body.params[num_consts:num_consts + num_carry]
     names = ([f"{_name(c)}_bar" for c in diff_consts]
              + [f"{_name(p)}_bar" for p in carry_params])
-    x_names = ([_name(p) for p in carry_params] + [_name(p) for p in body.params[num_consts
-                                                                                 + num_carry:]]
-               + [f"{_name(y)}_bar" for y in ys_out]
-               + [f"{_name(carry_params[j])}_tape_bar" for j, _ in tape_cts])
+    x_names = ([_name(p) for p in body.params[num_consts + num_carry:]]
+               + [_name(r) for r in residuals] + [f"{_name(y)}_bar" for y in ys_out])
     final, xs_bar = scan_of(step, [zeros_like(c) for c in diff_consts] + carry_bar,
-                            list(tape) + list(xs) + ys_bar + [c for _, c in tape_cts],
+                            list(xs) + list(residuals) + ys_bar,
                             reverse=not reverse, length=length, names=names, x_names=x_names)
     consts_bar, c_bar = final[:n_c], final[n_c:]
     bars = list(consts_bar) + [b for b, w in zip(c_bar, carry_mask) if w] + list(xs_bar)

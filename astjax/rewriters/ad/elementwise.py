@@ -135,8 +135,8 @@ binary("atan2", lambda x, y, out: div(y, add(mul(x, x), mul(y, y))),
 binary("logaddexp", lambda x, y, out: exp(sub(x, out)), lambda x, y, out: exp(sub(y, out)))
 binary("polygamma", None, lambda m, x, out: bind("polygamma", add(m, 1.0), x))  # m: an integer
 binary("rem", lambda x, y, out: 1.0, lambda x, y, out: neg(bind("floor_divide", x, y)))
-binary("max", lambda x, y, out: _pick(x, y, "gt"), lambda x, y, out: _pick(y, x, "gt"))
-binary("min", lambda x, y, out: _pick(x, y, "lt"), lambda x, y, out: _pick(y, x, "lt"))
+binary("max", lambda x, y, out: _pick(x, y, "gt", out), lambda x, y, out: _pick(y, x, "gt", out))
+binary("min", lambda x, y, out: _pick(x, y, "lt", out), lambda x, y, out: _pick(y, x, "lt", out))
 
 
 def _safe_log(x):
@@ -145,9 +145,11 @@ def _safe_log(x):
     return select(positive, log(select(positive, x, 1.0)), 0.0)
 
 
-def _pick(x, y, cmp):
-    """1 where x wins, 0.5 on ties (JAX splits ties evenly), else 0."""
-    return select(bind(cmp, x, y), 1.0, select(eq(x, y), 0.5, 0.0))
+def _pick(x, y, cmp, out):
+    """1 where x wins, 0.5 on ties (JAX splits ties evenly), else 0, in the result's dtype
+    (Python floats here would make a float64 array of a float32 relu's derivative)."""
+    one, half, zero = (aval(out).dtype.type(v) for v in (1.0, 0.5, 0.0))
+    return select(bind(cmp, x, y), one, select(eq(x, y), half, zero))
 
 
 @VJP.register("select")

@@ -2,11 +2,14 @@
 
     f_vjp(params..., out_bars...) -> (outs..., param_bars...)
 
-The forward equations come first, unchanged (loops record a tape of their carries), then the
-reverse sweep: for each equation, last to first, its primitive's VJP rule from the table turns
+The forward equations come first, unchanged but for loops: a scan also stacks what its reverse
+sweep will read (its residuals, see `residuals.py`), a while loop records a tape of its carries.
+Then the reverse sweep: for each equation, last to first, its primitive's VJP rule from the table turns
 the cotangents of its outputs into cotangents of its inputs (`x_bar`), accumulated by addition.
 Each derived line carries a "grad of file:line" comment. Branch and loop bodies are
-differentiated by this same function; their forward part is recomputed in the reverse sweep.
+differentiated by this same function; a branch's or a while loop's forward part is recomputed in
+the reverse sweep (a while loop's trip count is not known before it runs, so nothing per step can
+be allocated for it but its tape).
 
 Untaken branches contribute nothing. The cotangents leaving a branch (cond, switch, select)
 are zero where the branch was not taken, and a value only that branch used may be nan or inf
@@ -24,6 +27,7 @@ from astjax.core.ir import Eqn, Func, Var
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
+from .residuals import split_scan_body
 from .rules import VJP
 from .util import aval, differentiable, unbroadcast, zeros_like
 
@@ -40,14 +44,15 @@ def vjp_func(func: Func, wrt: list, name: str = None, out_avals: list = None) ->
                 for o, a in zip(func.outs, out_avals) if a is not None]
     builder = Builder()
     with building(builder):
-        forward = [_taped(e) for e in func.eqns]
+        sweeps: dict = {}  # id of a taped scan -> its reverse sweep's step
+        forward = [_taped(e, sweeps) for e in func.eqns]
         builder.eqns.extend(forward)
         cts: dict = {}
         for out, bar in zip(diff_outs, out_bars):
             accumulate(cts, out, bar)
         from_branch: set = set()  # ids of cotangents that may be zeros of an untaken branch
         for eqn in reversed(forward):
-            _backward(eqn, cts, builder, from_branch)
+            _backward(eqn, cts, builder, from_branch, sweeps.get(id(eqn)))
         bars = [_bar(cts, p) for p, w in zip(func.params, wrt) if w]
     out = Func(name or f"{func.name}_vjp", func.params + out_bars, builder.eqns,
                list(func.outs) + bars, func.loc)
@@ -77,7 +82,7 @@ BRANCHES = {"cond", "switch", "select"}
 KEEP_ZEROS = {"add", "sub", "neg", "convert", "stop_gradient", "select"}
 
 
-def _backward(eqn: Eqn, cts: dict, builder: Builder, from_branch: set = None) -> None:
+def _backward(eqn: Eqn, cts: dict, builder: Builder, from_branch: set, sweep) -> None:
     out_cts = [cts.get(v.id) for v in eqn.outs]
     if all(c is None for c in out_cts) or not any(differentiable(a) for a in eqn.ins):
         return
@@ -87,13 +92,14 @@ def _backward(eqn: Eqn, cts: dict, builder: Builder, from_branch: set = None) ->
                              eqn.loc, hint="differentiate with jax.jvp / jacfwd, or wrap the "
                                            "computation in a custom_vjp")
     builder.loc, builder.note = eqn.loc, "grad of"
-    from_branch = set() if from_branch is None else from_branch
     branchy = any(isinstance(c, Var) and c.id in from_branch for c in out_cts)
     tape = set(_tape_ids(eqn))
     out_cts = [c if c is not None or not differentiable(v) or v.id in tape else zeros_like(v)
                for c, v in zip(out_cts, eqn.outs)]  # (a tape without cotangent stays None)
     prim = primitives.get(eqn.prim)
-    if prim.multiple_results:
+    if sweep is not None:
+        in_cts = rule(out_cts, *eqn.ins, out=eqn.outs, sweep=sweep, **eqn.params)
+    elif prim.multiple_results:
         in_cts = rule(out_cts, *eqn.ins, out=eqn.outs, **eqn.params)
     elif branchy and prim.kind == "elementwise" and eqn.prim not in KEEP_ZEROS:
         in_cts = _keeping_zeros(rule, eqn, out_cts[0])
@@ -139,24 +145,31 @@ def _tape_ids(eqn: Eqn):
     return [v.id for v in eqn.outs[len(eqn.outs) - n_tape:]] if n_tape else []
 
 
-def _taped(eqn: Eqn) -> Eqn:
-    """Loops keep what the reverse sweep needs: the carry at the start of every iteration."""
+def _taped(eqn: Eqn, sweeps: dict) -> Eqn:
+    """Loops keep what the reverse sweep needs: a scan its residuals (recorded in `sweeps`),
+    a while loop the carry at the start of every iteration."""
     if eqn.prim == "while_loop":
         tape = [Var(_stacked(v.aval, -1), f"{v.hint or 'carry'}_tape") for v in eqn.outs]
         return Eqn(eqn.outs + tape, "while_loop_taped", eqn.ins, eqn.params, eqn.loc, eqn.note)
-    if eqn.prim == "scan" and not eqn.params.get("num_tape"):
-        return _taped_scan(eqn)
+    if eqn.prim == "scan":
+        taped, sweeps[id(taped)] = _taped_scan(eqn)
+        return taped
     return eqn
 
 
-def _taped_scan(eqn: Eqn) -> Eqn:
+def _taped_scan(eqn: Eqn) -> tuple:
+    """(the scan stacking its residuals too, its Sweep). The residuals of a scan taped before
+    (the forward pass of a gradient being differentiated again) are ordinary outputs here."""
     p = eqn.params
-    body = p["body"]
-    carry_params = body.params[p["num_consts"]:p["num_consts"] + p["num_carry"]]
-    taped_body = Func(body.name, body.params, body.eqns, list(body.outs) + carry_params, body.loc)
-    tape = [Var(_stacked(v.aval, p["length"]), f"{v.hint or 'carry'}_tape") for v in carry_params]
-    params = dict(p, body=taped_body, num_tape=len(tape))
-    return Eqn(eqn.outs + tape, "scan", eqn.ins, params, eqn.loc, eqn.note)
+    body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"])
+    residuals = body.outs[len(body.outs) - sweep.num_residuals:] if sweep.num_residuals else []
+    tape = [Var(_stacked(aval(v), p["length"]), f"{_hint(v)}_res") for v in residuals]
+    params = dict(p, body=body, num_tape=len(tape))
+    return Eqn(eqn.outs + tape, "scan", eqn.ins, params, eqn.loc, eqn.note), sweep
+
+
+def _hint(value) -> str:
+    return getattr(value, "hint", "") or getattr(value, "origin", "") or "r"
 
 
 def _stacked(aval, length):

@@ -1,0 +1,93 @@
+"""What a scan's reverse sweep reads from its forward pass: residuals, saved once per step.
+
+A scan's body is differentiated when its forward equation is taped (`split_scan_body`). The
+body's VJP falls into three parts:
+
+- the sweep: the equations that read the cotangents;
+- the varying forward part: what each step computes from its carry and its slice of xs;
+- the invariant part: what depends on the scan's constants alone, the same every step.
+
+The forward scan runs the body as before and also stacks the varying values the sweep reads (the
+residuals). The reverse scan then runs the sweep alone on each step's residuals, as JAX's scan
+does, instead of running the body a second time. The invariant part is computed again by the
+sweep (stacking a value that is the same every step would only cost memory), and the sweep reads
+each step's slice of xs from xs itself.
+"""
+from dataclasses import dataclass
+
+from astjax.core.ir import Eqn, Func, Var, sub_funcs
+from astjax.core.simplify import effectful, eliminate_dead_code
+
+from .util import differentiable
+
+
+@dataclass
+class Sweep:
+    """One step of a scan's reverse sweep: `func(consts..., x_k..., residuals_k..., seeds...)`
+    -> the cotangents of the body's differentiable params, in their order."""
+    func: Func
+    num_residuals: int
+
+
+def split_scan_body(body: Func, num_consts: int, num_carry: int) -> tuple:
+    """(the body with each step's residuals as extra outputs, its Sweep)."""
+    from .vjp import vjp_func  # (which tapes scans with this module: imported when used)
+    vjp = vjp_func(body, [differentiable(p) for p in body.params], f"{body.name}_vjp")
+    n_outs, n_params = len(body.outs), len(body.params)
+    consts, xs = body.params[:num_consts], body.params[num_consts + num_carry:]
+    seeds, bars = vjp.params[n_params:], vjp.outs[n_outs:]
+    sweep, varying, invariant = _classify(vjp.eqns, seeds, body.params[num_consts:])
+    in_sweep = {id(e) for e in sweep}
+    defined_varying = {v.id for e in varying for v in e.outs}
+    carries = {p.id for p in body.params[num_consts:num_consts + num_carry]}
+    residuals = _unique(v for v in _reads(sweep, bars)
+                        if v.id in defined_varying or v.id in carries)
+    forward = Func(body.name, body.params, [e for e in vjp.eqns if id(e) not in in_sweep],
+                   list(vjp.outs[:n_outs]) + residuals, body.loc)
+    step = Func(f"{body.name}_sweep", list(consts) + list(xs) + residuals + list(seeds),
+                invariant + sweep, bars, body.loc)
+    return eliminate_dead_code(forward), Sweep(eliminate_dead_code(step), len(residuals))
+
+
+def _classify(eqns: list, seeds: list, varying_params: list) -> tuple:
+    """(sweep, varying, invariant) equations, each list in program order. An effect runs
+    once, in the forward pass."""
+    seeded = {s.id for s in seeds}
+    varies = {p.id for p in varying_params}
+    sweep, varying, invariant = [], [], []
+    for eqn in eqns:
+        reads = {a.id for a in _eqn_reads(eqn)}
+        if reads & seeded:
+            sweep.append(eqn)
+            seeded.update(v.id for v in eqn.outs)
+        elif reads & varies or effectful(eqn):
+            varying.append(eqn)
+            varies.update(v.id for v in eqn.outs)
+        else:
+            invariant.append(eqn)
+    return sweep, varying, invariant
+
+
+def _reads(eqns: list, outs: list) -> list:
+    """The Vars the equations and the outputs read that none of the equations defines."""
+    defined = {v.id for e in eqns for v in e.outs}
+    read = [a for e in eqns for a in _eqn_reads(e)] + [o for o in outs if isinstance(o, Var)]
+    return [a for a in read if a.id not in defined]
+
+
+def _eqn_reads(eqn: Eqn) -> list:
+    """An equation's operands, and what its nested bodies read from outside them."""
+    reads = [a for a in eqn.ins if isinstance(a, Var)]
+    for f in sub_funcs(eqn):
+        inner = {p.id for p in f.params} | {v.id for e in f.eqns for v in e.outs}
+        reads += [a for a in _reads(f.eqns, f.outs) if a.id not in inner]
+    return reads
+
+
+def _unique(values) -> list:
+    seen, kept = set(), []
+    for v in values:
+        if v.id not in seen:
+            seen.add(v.id)
+            kept.append(v)
+    return kept
