@@ -8,7 +8,11 @@ which needs only the NumPy runtime, never loads the compiler (libcst and the fro
 """
 import importlib
 
-from .rewriters import ad as _ad, batching as _batching  # noqa: F401  (rule tables complete)
+from . import preload as _preload
+
+_importing_jaxlib = _preload.start()  # (beside the imports below; joined at the end)
+
+from .rewriters import ad as _ad, batching as _batching  # noqa: E402, F401  (rule tables complete)
 
 __version__ = "0.1.0.dev0"
 
@@ -58,3 +62,7 @@ def _loaded() -> None:
     from .frontend import resolve
     from . import batching, transforms  # noqa: F401  (provide vmap and value_and_grad to library code)
     resolve.register_module("jax", importlib.import_module(__name__))
+
+
+if _importing_jaxlib is not None:
+    _importing_jaxlib.join()

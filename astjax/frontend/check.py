@@ -21,6 +21,7 @@ and the wording of the refusals are public: the interpreter refuses with the sam
 only it can see (`p = print; p(x)`, a method call on a container reached through an expression,
 an attribute as a comprehension's target), so a mistake reads the same whichever finds it.
 """
+import dataclasses
 import os
 import re
 
@@ -154,7 +155,8 @@ class _Fence(cst.CSTVisitor):
 
     def __init__(self, file: ParsedFile, function, check_names: bool):
         super().__init__()
-        self.file, self.names, self.function = file, _Names(file), function
+        self.parents = _parents_within(function)
+        self.file, self.names, self.function = file, _Names(file, self.parents), function
         self.check_names = check_names
         self._aliases = None
         self._modules = None
@@ -245,7 +247,7 @@ class _Fence(cst.CSTVisitor):
         """`y = x.sort()` is JAX's sort returning a copy; only a bare `x.sort()` sorts in place
         (list.sort returns None, so nobody uses its result)."""
         return node.func.attr.value == "sort" and \
-            not m.matches(self.file.parents.get(node), m.Expr())
+            not m.matches(self.parents.get(node), m.Expr())
 
     def visit_Name(self, node):
         if self.check_names and node.value not in _MODULE_DUNDERS and \
@@ -428,14 +430,31 @@ def _file_imports(file: ParsedFile) -> set:
     return names
 
 
+def _parents_within(root: cst.CSTNode) -> dict:
+    """child -> parent for the nodes under `root`, the function being checked: every
+    question here is asked inside it. (libcst's ParentNodeProvider walks the whole module
+    through its visitor machinery, about 40 us a node; these are the dataclass fields.)"""
+    parents, stack = {}, [root]
+    while stack:
+        node = stack.pop()
+        for field in dataclasses.fields(node):
+            value = getattr(node, field.name)
+            children = value if isinstance(value, (list, tuple)) else (value,)
+            for child in children:
+                if isinstance(child, cst.CSTNode):
+                    parents[child] = node
+                    stack.append(child)
+    return parents
+
+
 class _Names:
     """What a loaded name refers to, from libcst's ScopeProvider: 'local', 'param' (an
     argument not rebound before this point), 'global', 'closure' (a variable of an enclosing
     function), 'definition' (import, def, class), 'builtin', 'undefined', or 'unknown' (not
     an access)."""
 
-    def __init__(self, file: ParsedFile):
-        self.file = file
+    def __init__(self, file: ParsedFile, parents: dict):
+        self.file, self.parents = file, parents
         self._summaries: dict = {}  # (read's scope, name, bindings' scope) -> their kind
 
     def home(self, name):
@@ -454,12 +473,12 @@ class _Names:
     def _dotted_binding(self, name, scope):
         """The dotted name (`os.path`) a read of `name` starts that the scope binds, if any."""
         full, node = name.value, name
-        parent = self.file.parents.get(node)
+        parent = self.parents.get(node)
         while isinstance(parent, cst.Attribute) and parent.value is node:
             full = f"{full}.{parent.attr.value}"
             if full in scope:
                 return full
-            node, parent = parent, self.file.parents.get(parent)
+            node, parent = parent, self.parents.get(parent)
         return None
 
     def kind(self, name) -> str:
@@ -515,18 +534,18 @@ class _Names:
         statement = node
         while statement is not None and \
                 not isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            statement = self.file.parents.get(statement)
-        return statement, self.file.parents.get(statement)
+            statement = self.parents.get(statement)
+        return statement, self.parents.get(statement)
 
     def _rebound_before(self, earliest: dict, use) -> bool:
         """Whether a rebinding surely runs before `use`: earlier, in a block enclosing it."""
         here = self.file.positions[use].start
-        node = self.file.parents.get(use)
+        node = self.parents.get(use)
         while node is not None:
             at = earliest.get(id(node))
             if at is not None and at < (here.line, here.column):
                 return True
-            node = self.file.parents.get(node)
+            node = self.parents.get(node)
         return False
 
     def io_module(self, func):

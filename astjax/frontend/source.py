@@ -14,7 +14,7 @@ from collections import ChainMap
 from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentNodeProvider,
+from libcst.metadata import (ExpressionContextProvider, MetadataWrapper,
                              PositionProvider, ScopeProvider)
 from libcst.metadata.scope_provider import ScopeVisitor
 
@@ -29,7 +29,6 @@ class ParsedFile:
     module: cst.Module
     positions: dict
     scopes: dict
-    parents: dict
     contexts: dict
     defs: dict = None  # name -> its FunctionDef nodes; lambdas: first line -> Lambda nodes
     lambdas: dict = None
@@ -88,9 +87,16 @@ class _Outline:
         lines = list(self.lines)
         for first, last, body, indent in self.spans:
             if (first, last) != kept and body is not None:
-                lines[body - 1] = indent + "...\n"
-                lines[body:last] = ["\n"] * (last - body)
+                lines[body - 1:last] = _placeholder(indent, last - body + 1)
         return "".join(lines)
+
+
+def _placeholder(indent: str, n_lines: int) -> list:
+    """A left-out body's `n_lines` lines: `...`, or one string spanning them (one node where
+    blank lines would be three each: libcst's metadata costs about 50 us a node)."""
+    if n_lines == 1:
+        return [indent + "...\n"]
+    return [indent + '"""\n'] + ["\n"] * (n_lines - 2) + ['"""\n']
 
 
 _OUTLINES: dict = {}  # path -> (digest, _Outline or None)
@@ -157,7 +163,9 @@ class BindingScopeProvider(ScopeProvider):
 
 def _parse(path: str, text: str, digest: str) -> ParsedFile:
     wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-    meta = wrapper.resolve_many([PositionProvider, BindingScopeProvider, ParentNodeProvider,
+    # (no ParentNodeProvider: check.py maps the parents inside the function it checks; the
+    # expression contexts come with the scopes, which depend on them)
+    meta = wrapper.resolve_many([PositionProvider, BindingScopeProvider,
                                  ExpressionContextProvider])
     positions = meta[PositionProvider]
     defs, lambdas = {}, {}
@@ -167,7 +175,7 @@ def _parse(path: str, text: str, digest: str) -> ParsedFile:
         elif isinstance(node, cst.Lambda):
             lambdas.setdefault(pos.start.line, []).append(node)
     return ParsedFile(path, text, digest, wrapper.module, positions, meta[BindingScopeProvider],
-                      meta[ParentNodeProvider], meta[ExpressionContextProvider], defs, lambdas)
+                      meta[ExpressionContextProvider], defs, lambdas)
 
 
 @dataclass
@@ -268,8 +276,12 @@ _REWRITTEN: dict = {}
 
 
 def _rewrite(source: FunctionSource) -> FunctionSource:
-    from ..rewriters.source.pipeline import rewrite_function
+    from ..rewriters.source.pipeline import needs_rewriting, rewrite_function
     parsed = source.file
+    span = parsed.positions[source.node]
+    lines = parsed.text.splitlines(keepends=True)[span.start.line - 1:span.end.line]
+    if not needs_rewriting("".join(lines)):
+        return source
     node, origin = rewrite_function(source.node, parsed.positions)
     positions = {n: parsed.positions[o] for n, o in origin.items() if o in parsed.positions}
     wrapper = MetadataWrapper(cst.Module(body=[node]), unsafe_skip_copy=True)

@@ -26,7 +26,8 @@ class Unavailable(TransformError):
 @functools.lru_cache(maxsize=None)
 def _jaxlib():
     """(jaxlib._jax, jaxlib.xla_client), imported once, with LAPACK's custom calls registered
-    for the linear-algebra lowerings (as JAX registers them at its import)."""
+    for the linear-algebra lowerings (as JAX registers them at its import; their LAPACK
+    routines are bound when a module calling them is first compiled, see `_with_lapack`)."""
     # As `import jax` does: XLA's C++ logs warnings and errors, not its start-up notes.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
     try:
@@ -35,7 +36,6 @@ def _jaxlib():
         for name, target in _lapack.registrations().items():
             xla_client.register_custom_call_target(name, target, platform="cpu",
                                                    api_version=int(name.endswith("_ffi")))
-        _lapack.initialize()
     except Exception as e:  # any failure to import is the same news for the user
         raise Unavailable(f"the XLA backend needs jaxlib 0.10.2 ({type(e).__name__}: {e})",
                           hint="pip install 'jax[cpu]==0.10.2', or use backend=\"numpy\" or "
@@ -76,9 +76,24 @@ def _options(num_replicas: int):
     return options
 
 
+@functools.lru_cache(maxsize=None)
+def _lapack_bound() -> None:
+    """LAPACK's routines bound for jaxlib's kernels. They come from SciPy, whose import takes
+    0.1-0.2 s, so only a module that calls them pays it."""
+    from jaxlib.cpu import _lapack
+    _lapack.initialize()
+
+
+def _with_lapack(module) -> None:
+    """Binds LAPACK first if `module` (StableHLO text, or a serialized executable) calls it."""
+    if (b"lapack_" if isinstance(module, bytes) else "lapack_") in module:
+        _lapack_bound()
+
+
 def compile(text: str, num_replicas: int = 1, host_callbacks=()):
     """A loaded executable for StableHLO module text, on the first `num_replicas` devices;
     `host_callbacks[k]` is the Python function the module's callback with index k calls."""
+    _with_lapack(text)
     chosen = _jaxlib()[1].DeviceList(tuple(devices()[:num_replicas]))
     if not host_callbacks:
         return client().compile_and_load(text, chosen, _options(num_replicas))
@@ -95,6 +110,7 @@ def serialize(executable) -> bytes:
 
 
 def deserialize(data: bytes, num_replicas: int = 1):
+    _with_lapack(data)
     chosen = _jaxlib()[1].DeviceList(tuple(devices()[:num_replicas]))
     return client().deserialize_executable(data, chosen, _options(num_replicas))
 

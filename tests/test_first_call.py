@@ -1,0 +1,77 @@
+"""Work kept out of a function's first call: jaxlib is imported beside `import astjax` (no
+thread outlives it), LAPACK is bound only for modules that call it, and the version lookups
+and source passes a first call makes are cheap. Each check runs in a new process."""
+import importlib.metadata
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from astjax.backends.auto import record
+from astjax.rewriters.source.pipeline import needs_rewriting
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+AFTER_IMPORT = textwrap.dedent("""
+    import sys, threading
+    import astjax
+    print(threading.active_count(), "jaxlib.xla_client" in sys.modules)
+""")
+
+
+@pytest.mark.parametrize("backend, loaded", [("auto", True), ("xla", True), ("numpy", False)])
+def test_import_loads_jaxlib_for_xla_tiers_and_leaves_no_thread(backend, loaded):
+    env = dict(os.environ, ASTJAX_BACKEND=backend)
+    done = subprocess.run([sys.executable, "-c", AFTER_IMPORT], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", str(loaded)]
+
+
+LAPACK = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import astjax
+    sys.path.insert(0, {tests!r})
+    import first_call_program as p
+    x = np.linspace(-1.0, 1.0, 5)
+    print(np.allclose(astjax.jit(p.plain, backend="xla")(x), np.tanh(x) * 2 + 1))
+    print("scipy.linalg" in sys.modules)
+    a = np.arange(9.0).reshape(3, 3) / 10
+    got = astjax.jit(p.cholesky_of_gram, backend="xla")(a)
+    print(np.allclose(got, np.linalg.cholesky(a @ a.T + 3 * np.eye(3))))
+""")
+
+
+def test_lapack_is_bound_only_for_modules_that_call_it(tmp_path):
+    """A module without linear algebra never imports SciPy's LAPACK (0.1-0.2 s); one with it
+    works compiled, and again loaded from the disk cache in a new process."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), ASTJAX_BACKEND="xla")
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", LAPACK.format(tests=TESTS)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["True", "False", "True"]
+
+
+def test_numba_version_is_read_without_parsing_package_metadata():
+    assert record._numba_version() == importlib.metadata.version("numba")
+
+
+@pytest.mark.parametrize("source, rewrite", [
+    ("def f(x):\n    y = x + 1\n    return y\n", False),
+    ("def f(x):\n    def g(y):\n        return y\n    return g(x)\n", False),
+    ("def f(x):\n    for i in range(3):\n        x = x + i\n    return x\n", False),
+    ("def f(x):\n    if x > 0:\n        return x\n    return -x\n", True),
+    ("def f(x):\n    def g(y):\n        if y:\n            return 1\n        return 2\n"
+     "    return g(x)\n", True),
+    ("def f(x):\n    while x < 3:\n        if x > 1:\n            break\n        x = x + 1\n"
+     "    return x\n", True),
+    ("def f(x):\n    for i in range(3):\n        continue\n    return x\n", True),
+    ("def f(x):\n    for i in range(3):\n        return i\n", True),
+    ("    def method(self, x):\n        if x:\n            return 1\n        return 0\n", True),
+])
+def test_source_passes_run_only_where_they_change_something(source, rewrite):
+    assert needs_rewriting(source) is rewrite
