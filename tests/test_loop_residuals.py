@@ -114,3 +114,22 @@ def test_logsumexp_gradient_is_softmax_without_differentiating_the_max():
     assert "reduce_max_bar" not in text and "lax.eq(" not in text
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(grad(x), e / e.sum(axis=1, keepdims=True), rtol=1e-12)
+
+
+def test_residuals_past_the_memory_limit_give_way_to_recomputing(monkeypatch):
+    """Where saved residuals would be too large, the sweep runs each step's body again from
+    a tape of the carries: two more dot_generals, the same gradient."""
+    from astjax.rewriters.ad import residuals
+    monkeypatch.setattr(residuals, "RECOMPUTE_BYTES", 0)
+    monkeypatch.setattr(residuals, "RECOMPUTE_RATIO", 1)
+    monkeypatch.setenv("ASTJAX_FRONTEND_CACHE", "0")  # (an entry on disk has residuals)
+    astjax.clear_caches()
+    wh, wx, xs = rnn_args(np.float64)
+    grad = astjax.grad(cases.rnn_loss, argnums=(0, 1))
+    text = astjax.make_source(grad, wh, wx, xs, backend="xla")
+    assert text.count("stablehlo.dot_general") == 7
+    gh, gx = astjax.jit(grad, backend="numpy")(wh, wx, xs)
+    np.testing.assert_allclose(gh, fd_grad(lambda w: cases.rnn_loss(w, wx, xs), wh), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(gx, fd_grad(lambda w: cases.rnn_loss(wh, w, xs), wx), rtol=1e-6,
+                               atol=1e-8)

@@ -60,7 +60,8 @@ define("while_loop", while_impl, lambda *avals, cond, body: list(avals),
 
 # ---------------------------------------------------------------- scan
 def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False, num_tape=0):
-    """num_tape: how many of the last ys are a tape of the carries (for the reverse sweep).
+    """num_tape: how many of the last ys are residuals stacked for a reverse sweep (ys like
+    any other to everything but reverse mode, which leaves their cotangents out when none).
     length -1: the length of xs, known only when the scan runs (the reverse of a while)."""
     consts = operands[:num_consts]
     carry = operands[num_consts:num_consts + num_carry]

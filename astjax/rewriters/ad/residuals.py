@@ -11,10 +11,15 @@ The forward scan runs the body as before and also stacks the varying values the 
 residuals). The reverse scan then runs the sweep alone on each step's residuals, as JAX's scan
 does, instead of running the body a second time. The invariant part is computed again by the
 sweep (stacking a value that is the same every step would only cost memory), and the sweep reads
-each step's slice of xs from xs itself.
+each step's slice of xs from xs itself. Where the residual stacks would pass a GiB and four times
+a tape of the carries, the forward scan stacks the carries alone and the sweep runs each step's
+body again from them (see RECOMPUTE_BYTES).
 """
 from dataclasses import dataclass
 
+import numpy as np
+
+from astjax.core.dims import by_size
 from astjax.core.ir import Eqn, Func, Var, sub_funcs
 from astjax.core.simplify import effectful, eliminate_dead_code
 
@@ -29,24 +34,56 @@ class Sweep:
     num_residuals: int
 
 
-def split_scan_body(body: Func, num_consts: int, num_carry: int) -> tuple:
+# Residual stacks larger than this, and than RECOMPUTE_RATIO times the carries', are not
+# kept: the sweep computes each step again from a tape of the carries instead (memory over
+# time, where saving everything, as JAX does, would need several times the carries' tape).
+RECOMPUTE_BYTES = 1 << 30
+RECOMPUTE_RATIO = 4
+
+
+def split_scan_body(body: Func, num_consts: int, num_carry: int, length) -> tuple:
     """(the body with each step's residuals as extra outputs, its Sweep)."""
     from .vjp import vjp_func  # (which tapes scans with this module: imported when used)
     vjp = vjp_func(body, [differentiable(p) for p in body.params], f"{body.name}_vjp")
     n_outs, n_params = len(body.outs), len(body.params)
     consts, xs = body.params[:num_consts], body.params[num_consts + num_carry:]
+    carry_params = body.params[num_consts:num_consts + num_carry]
     seeds, bars = vjp.params[n_params:], vjp.outs[n_outs:]
     sweep, varying, invariant = _classify(vjp.eqns, seeds, body.params[num_consts:])
     in_sweep = {id(e) for e in sweep}
     defined_varying = {v.id for e in varying for v in e.outs}
-    carries = {p.id for p in body.params[num_consts:num_consts + num_carry]}
+    carries = {p.id for p in carry_params}
     residuals = _unique(v for v in _reads(sweep, bars)
                         if v.id in defined_varying or v.id in carries)
-    forward = Func(body.name, body.params, [e for e in vjp.eqns if id(e) not in in_sweep],
-                   list(vjp.outs[:n_outs]) + residuals, body.loc)
+    if _too_large(residuals, carry_params, length):
+        residuals, sweep, invariant = list(carry_params), vjp.eqns, []
+    else:
+        body = Func(body.name, body.params, [e for e in vjp.eqns if id(e) not in in_sweep],
+                    list(vjp.outs[:n_outs]), body.loc)
+    forward = Func(body.name, body.params, body.eqns, list(body.outs) + residuals, body.loc)
     step = Func(f"{body.name}_sweep", list(consts) + list(xs) + residuals + list(seeds),
                 invariant + sweep, bars, body.loc)
     return eliminate_dead_code(forward), Sweep(eliminate_dead_code(step), len(residuals))
+
+
+def _too_large(residuals: list, carries: list, length) -> bool:
+    """Decided by the sizes of this call (symbolic sizes by their witnesses, a choice either
+    way of which is right for every size: `by_size`)."""
+    if isinstance(length, (int, np.integer)) and length < 0:
+        return False  # (the reverse of a while loop: its length is known only when it runs)
+    per_step, per_carry = _nbytes(residuals), _nbytes(carries)
+    return by_size(lambda: per_step * length > RECOMPUTE_BYTES
+                   and per_step > RECOMPUTE_RATIO * per_carry)
+
+
+def _nbytes(values: list):
+    total = 0
+    for v in values:
+        count = 1
+        for d in v.aval.shape:
+            count = count * d
+        total = total + count * np.dtype(v.aval.dtype).itemsize
+    return total
 
 
 def _classify(eqns: list, seeds: list, varying_params: list) -> tuple:

@@ -4,12 +4,11 @@
 
 The forward equations come first, unchanged but for loops: a scan also stacks what its reverse
 sweep will read (its residuals, see `residuals.py`), a while loop records a tape of its carries.
-Then the reverse sweep: for each equation, last to first, its primitive's VJP rule from the table turns
-the cotangents of its outputs into cotangents of its inputs (`x_bar`), accumulated by addition.
-Each derived line carries a "grad of file:line" comment. Branch and loop bodies are
-differentiated by this same function; a branch's or a while loop's forward part is recomputed in
-the reverse sweep (a while loop's trip count is not known before it runs, so nothing per step can
-be allocated for it but its tape).
+Then the reverse sweep: for each equation, last to first, its primitive's VJP rule from the
+table turns the cotangents of its outputs into cotangents of its inputs (`x_bar`), accumulated
+by addition. Each derived line carries a "grad of file:line" comment. Branch and loop bodies
+are differentiated by this same function; a branch's forward part, and each step of a while
+loop from its tape, is computed again in the reverse sweep.
 
 Untaken branches contribute nothing. The cotangents leaving a branch (cond, switch, select)
 are zero where the branch was not taken, and a value only that branch used may be nan or inf
@@ -151,7 +150,7 @@ def _taped(eqn: Eqn, sweeps: dict) -> Eqn:
     if eqn.prim == "while_loop":
         tape = [Var(_stacked(v.aval, -1), f"{v.hint or 'carry'}_tape") for v in eqn.outs]
         return Eqn(eqn.outs + tape, "while_loop_taped", eqn.ins, eqn.params, eqn.loc, eqn.note)
-    if eqn.prim == "scan":
+    if eqn.prim == "scan" and any(differentiable(a) for a in eqn.ins):
         taped, sweeps[id(taped)] = _taped_scan(eqn)
         return taped
     return eqn
@@ -161,7 +160,7 @@ def _taped_scan(eqn: Eqn) -> tuple:
     """(the scan stacking its residuals too, its Sweep). The residuals of a scan taped before
     (the forward pass of a gradient being differentiated again) are ordinary outputs here."""
     p = eqn.params
-    body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"])
+    body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"], p["length"])
     residuals = body.outs[len(body.outs) - sweep.num_residuals:] if sweep.num_residuals else []
     tape = [Var(_stacked(aval(v), p["length"]), f"{_hint(v)}_res") for v in residuals]
     params = dict(p, body=body, num_tape=len(tape))
