@@ -41,9 +41,9 @@ RECOMPUTE_BYTES = 1 << 30
 RECOMPUTE_RATIO = 4
 
 
-def split_scan_body(body: Func, num_consts: int, num_carry: int, length) -> tuple:
-    """(the body with each step's residuals as extra outputs, its Sweep)."""
-    from .vjp import vjp_func  # (which tapes scans with this module: imported when used)
+def split_scan_body(body: Func, num_consts: int, num_carry: int, length, vjp_func) -> tuple:
+    """(the body with each step's residuals as extra outputs, its Sweep). `vjp_func` is
+    vjp.py's (passed in: it tapes the scans of the bodies it differentiates with this)."""
     vjp = vjp_func(body, [differentiable(p) for p in body.params], f"{body.name}_vjp")
     n_outs, n_params = len(body.outs), len(body.params)
     consts, xs = body.params[:num_consts], body.params[num_consts + num_carry:]

@@ -160,7 +160,8 @@ def _taped_scan(eqn: Eqn) -> tuple:
     """(the scan stacking its residuals too, its Sweep). The residuals of a scan taped before
     (the forward pass of a gradient being differentiated again) are ordinary outputs here."""
     p = eqn.params
-    body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"], p["length"])
+    body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"], p["length"],
+                                  vjp_func)
     residuals = body.outs[len(body.outs) - sweep.num_residuals:] if sweep.num_residuals else []
     tape = [Var(_stacked(aval(v), p["length"]), f"{_hint(v)}_res") for v in residuals]
     params = dict(p, body=body, num_tape=len(tape))
