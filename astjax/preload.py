@@ -21,7 +21,10 @@ def start():
         return None
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # (as the XLA client sets it, first)
     thread = threading.Thread(target=_import_jaxlib, name="astjax: import jaxlib", daemon=True)
-    thread.start()
+    try:
+        thread.start()
+    except RuntimeError:  # (no threads to be had: the first XLA call imports it instead)
+        return None
     return thread
 
 
