@@ -133,3 +133,24 @@ def test_residuals_past_the_memory_limit_give_way_to_recomputing(monkeypatch):
                                atol=1e-8)
     np.testing.assert_allclose(gx, fd_grad(lambda w: cases.rnn_loss(wh, w, xs), wx), rtol=1e-6,
                                atol=1e-8)
+
+
+def test_a_scan_whose_length_is_its_xs_keeps_one_unread_xs():
+    """A scan of length -1 (the reverse of a while loop: as long as its tape) keeps an xs
+    even when its body reads none, or it would not know how many steps to run."""
+    from astjax.backends import numpy as numpy_backend
+    from astjax.core.avals import AVal
+    from astjax.core.ir import Eqn, Func, Lit, Var
+    from astjax.core.simplify import eliminate_dead_code
+    f64 = np.dtype("float64")
+    c, x = Var(AVal((), f64), "c"), Var(AVal((), f64), "x")
+    c_next = Var(AVal((), f64), "c_next")
+    body = Func("step", [c, x], [Eqn([c_next], "add", [c, Lit(1.0)], {})], [c_next])
+    init, tape = Var(AVal((), f64), "init"), Var(AVal((-1,), f64), "tape")
+    final = Var(AVal((), f64), "final")
+    scan = Eqn([final], "scan", [init, tape], dict(body=body, num_consts=0, num_carry=1,
+                                                   length=-1, reverse=True))
+    pruned = eliminate_dead_code(Func("f", [init, tape], [scan], [final]))
+    assert len(pruned.eqns[0].ins) == 2
+    run = numpy_backend.compile_func(pruned, "test")
+    assert float(run(2.0, np.zeros(5))) == 7.0

@@ -66,8 +66,10 @@ def _prune_scan(eqn: Eqn, live: set) -> Eqn:
     carries = _live_carries(body.params[n_consts:n_consts + n_carry], used[:n_carry], reads)
     out_kept = carries + ys_kept
     read = reads(carries)
-    in_kept = ([q.id in read for q in body.params[:n_consts]] + carries
-               + [q.id in read for q in body.params[n_consts + n_carry:]])
+    xs_kept = [q.id in read for q in body.params[n_consts + n_carry:]]
+    if xs_kept and not any(xs_kept) and _length_from_xs(p["length"]):
+        xs_kept[0] = True  # (the scan's only record of its length)
+    in_kept = [q.id in read for q in body.params[:n_consts]] + carries + xs_kept
     if all(out_kept) and all(in_kept):
         return eqn
     n_tape = p.get("num_tape", 0)
@@ -78,6 +80,11 @@ def _prune_scan(eqn: Eqn, live: set) -> Eqn:
         params["num_tape"] = sum(out_kept[len(out_kept) - n_tape:])
     return Eqn(_kept(eqn.outs, out_kept), "scan", _kept(eqn.ins, in_kept), params, eqn.loc,
                eqn.note)
+
+
+def _length_from_xs(length) -> bool:
+    """A length of -1: the scan's length is its xs' (known when it runs: a while loop's tape)."""
+    return isinstance(length, (int, np.integer)) and length < 0
 
 
 def _prune_while(eqn: Eqn, live: set) -> Eqn:
