@@ -75,3 +75,29 @@ def test_numba_version_is_read_without_parsing_package_metadata():
 ])
 def test_source_passes_run_only_where_they_change_something(source, rewrite):
     assert needs_rewriting(source) is rewrite
+
+
+WITHOUT_JAXLIB = textwrap.dedent("""
+    import sys, warnings
+    sys.modules["jaxlib"] = sys.modules["jax"] = None  # (as if neither were installed)
+    import numpy as np
+    import astjax
+    sys.path.insert(0, {tests!r})
+    import first_call_program as p
+    x = np.linspace(-1.0, 1.0, 5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        print(np.allclose(astjax.jit(p.plain)(x), np.tanh(x) * 2 + 1))
+    print(any("jaxlib" in str(w.message) for w in caught))
+""")
+
+
+def test_the_default_backend_runs_without_jaxlib(tmp_path):
+    """Without jaxlib the default backend warns once that XLA is unavailable and runs on
+    the NumPy tier (its tier record named jaxlib's version by importing it)."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    env.pop("ASTJAX_BACKEND", None)
+    done = subprocess.run([sys.executable, "-c", WITHOUT_JAXLIB.format(tests=TESTS)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]

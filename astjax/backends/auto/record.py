@@ -20,10 +20,17 @@ TIERS = ("xla", "numba", "numpy")
 
 def key(func: Func, origin: str) -> str:
     from astjax.backends import numpy as reference
-    import jaxlib
     text, consts = reference.module_source(func, origin)
-    versions = f"jaxlib {jaxlib.__version__} numba {_numba_version()}"
+    versions = f"jaxlib {_jaxlib_version()} numba {_numba_version()}"
     return f"{func.name}_{content_digest(text, consts, versions)[:20]}"
+
+
+def _jaxlib_version() -> str:
+    try:
+        import jaxlib
+    except ImportError:  # (the auto backend runs without XLA: NumPy, then Numba)
+        return "none"
+    return jaxlib.__version__
 
 
 @functools.lru_cache(maxsize=None)
