@@ -13,7 +13,7 @@ from astjax.core.simplify import eliminate_dead_code
 
 from .jvp import jvp_func
 from .rules import JVP, VJP
-from .util import differentiable, zeros_like
+from .util import differentiable, user_name, zeros_like
 from .vjp import vjp_func
 
 
@@ -225,8 +225,8 @@ def _scatter_mask(values, mask, like):
 
 
 def _name(atom) -> str:
-    """The user's name of a value, for the names of the values derived from it."""
-    return (getattr(atom, "hint", "") or getattr(atom, "origin", "") or "c").split(".")[-1]
+    """The last part of a value's user name (`wh` of `params.wh`)."""
+    return user_name(atom, "c").split(".")[-1]
 
 
 def _named_as(value, name):

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from astjax.core.dims import by_size
-from astjax.core.ir import Eqn, Func, Var, sub_funcs
+from astjax.core.closure import free_vars
+from astjax.core.ir import Func, Var
 from astjax.core.simplify import effectful, eliminate_dead_code
 
 from .util import differentiable
@@ -53,8 +54,8 @@ def split_scan_body(body: Func, num_consts: int, num_carry: int, length, vjp_fun
     in_sweep = {id(e) for e in sweep}
     defined_varying = {v.id for e in varying for v in e.outs}
     carries = {p.id for p in carry_params}
-    residuals = _unique(v for v in _reads(sweep, bars)
-                        if v.id in defined_varying or v.id in carries)
+    residuals = [v for v in free_vars([], sweep, bars)
+                 if v.id in defined_varying or v.id in carries]
     if _too_large(residuals, carry_params, length):
         residuals, sweep, invariant = list(carry_params), vjp.eqns, []
     else:
@@ -93,7 +94,7 @@ def _classify(eqns: list, seeds: list, varying_params: list) -> tuple:
     varies = {p.id for p in varying_params}
     sweep, varying, invariant = [], [], []
     for eqn in eqns:
-        reads = {a.id for a in _eqn_reads(eqn)}
+        reads = {a.id for a in eqn.ins if isinstance(a, Var)}  # (nested bodies are closed)
         if reads & seeded:
             sweep.append(eqn)
             seeded.update(v.id for v in eqn.outs)
@@ -103,28 +104,3 @@ def _classify(eqns: list, seeds: list, varying_params: list) -> tuple:
         else:
             invariant.append(eqn)
     return sweep, varying, invariant
-
-
-def _reads(eqns: list, outs: list) -> list:
-    """The Vars the equations and the outputs read that none of the equations defines."""
-    defined = {v.id for e in eqns for v in e.outs}
-    read = [a for e in eqns for a in _eqn_reads(e)] + [o for o in outs if isinstance(o, Var)]
-    return [a for a in read if a.id not in defined]
-
-
-def _eqn_reads(eqn: Eqn) -> list:
-    """An equation's operands, and what its nested bodies read from outside them."""
-    reads = [a for a in eqn.ins if isinstance(a, Var)]
-    for f in sub_funcs(eqn):
-        inner = {p.id for p in f.params} | {v.id for e in f.eqns for v in e.outs}
-        reads += [a for a in _reads(f.eqns, f.outs) if a.id not in inner]
-    return reads
-
-
-def _unique(values) -> list:
-    seen, kept = set(), []
-    for v in values:
-        if v.id not in seen:
-            seen.add(v.id)
-            kept.append(v)
-    return kept

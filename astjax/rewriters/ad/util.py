@@ -11,6 +11,12 @@ def aval(x):
     return x.aval if isinstance(x, (Var, Lit)) else None
 
 
+def user_name(atom, default: str) -> str:
+    """The user's name of a value (its hint, else where it came from), for the names of
+    the values derived from it."""
+    return getattr(atom, "hint", "") or getattr(atom, "origin", "") or default
+
+
 def differentiable(atom) -> bool:
     """Only float (and complex) Vars carry derivatives; literals and integers do not."""
     return isinstance(atom, Var) and atom.aval.dtype.kind in "fc"

@@ -28,7 +28,7 @@ from astjax.errors import TransformError
 
 from .residuals import split_scan_body
 from .rules import VJP
-from .util import aval, differentiable, unbroadcast, zeros_like
+from .util import aval, differentiable, unbroadcast, user_name, zeros_like
 
 
 def vjp_func(func: Func, wrt: list, name: str = None, out_avals: list = None) -> Func:
@@ -163,13 +163,10 @@ def _taped_scan(eqn: Eqn) -> tuple:
     body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"], p["length"],
                                   vjp_func)
     residuals = body.outs[len(body.outs) - sweep.num_residuals:] if sweep.num_residuals else []
-    tape = [Var(_stacked(aval(v), p["length"]), f"{_hint(v)}_res") for v in residuals]
+    tape = [Var(_stacked(aval(v), p["length"]), f"{user_name(v, 'r')}_res") for v in residuals]
     params = dict(p, body=body, num_tape=len(tape))
     return Eqn(eqn.outs + tape, "scan", eqn.ins, params, eqn.loc, eqn.note), sweep
 
-
-def _hint(value) -> str:
-    return getattr(value, "hint", "") or getattr(value, "origin", "") or "r"
 
 
 def _stacked(aval, length):
