@@ -409,8 +409,8 @@ def _describe(key, leaves) -> str:
 def _import_default_backend() -> None:
     """The default tiers' modules, imported with the API (as `import jax` imports its own)
     rather than inside a function's first call: 60-100 ms of it on the XLA tier."""
-    from . import backends
-    if default_backend() in ("auto", "xla"):
+    from . import backends, preload
+    if preload.xla_by_default():
         for name in ("auto", "xla", "numpy"):
             backends.get(name)
 

@@ -14,10 +14,14 @@ import threading
 import numpy  # noqa: F401  (imported here first: the thread's import then only finds it)
 
 
+def xla_by_default() -> bool:
+    """Whether the default backend (`ASTJAX_BACKEND`, else auto) runs on XLA."""
+    return (os.environ.get("ASTJAX_BACKEND") or "auto") in ("auto", "xla")
+
+
 def start():
     """The importing thread, started; None where there is nothing to import."""
-    if (os.environ.get("ASTJAX_BACKEND") or "auto") not in ("auto", "xla") \
-            or importlib.util.find_spec("jaxlib") is None:
+    if not xla_by_default() or importlib.util.find_spec("jaxlib") is None:
         return None
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")  # (as the XLA client sets it, first)
     thread = threading.Thread(target=_import_jaxlib, name="astjax: import jaxlib", daemon=True)
