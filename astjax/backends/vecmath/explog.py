@@ -114,28 +114,40 @@ def _expm1(x):
 
 
 def _tanh(x):
-    """tanh(x) = e/(e+2) with e = expm1(2|x|): one expm1, one division, no cancellation."""
+    """tanh(x) = e/(e+2) with e = expm1(2|x|): one expm1, one division, no cancellation.
+
+    |x| is clamped where tanh rounds to 1 (9.01 in float32, 19.06 in float64), so 2**n
+    stays a normal power and expm1 needs only its small-n form: there t - 1 rounds once
+    n passes the mantissa width, an error of 2**-25 (2**-54) relative to e, far below
+    what e/(e+2) can show."""
     a = _fabs(x)
-    a = select(a > _c(x, 20.0, 40.0), x.f(_c(x, 20.0, 40.0)), a)
-    e = _expm1(a + a)
+    lim = _c(x, 9.1, 19.1)
+    a = select(a > lim, x.f(lim), a)  # a nan stays nan
+    r, n = _exp_reduce(a + a)
+    em = fma(r * r, poly(r, EXPM1_P32 if x.is32 else EXPM1_P64), r)  # expm1(r)
+    t = pow2i(n)
+    e = fma(em, t, t - 1.0)
     return _copysign(e / (e + 2.0), x)
 
 
 # ==========================================================================================
 # log family
 # ==========================================================================================
-def _log_split(x):
+def _log_split(x, subnormal=True):
     """Positive finite x (denormals too) -> (k as float, f) with x = 2**k * (1 + f),
-    1 + f in [sqrt(1/2), sqrt(2)).  Integer steps stay in x's width."""
+    1 + f in [sqrt(1/2), sqrt(2)).  Integer steps stay in x's width.  subnormal=False:
+    x is known to be normal, so the rescaling of subnormals is left out."""
     mb, _, _ = fmt(x)
-    tiny = x < _c(x, 1.1754943508222875e-38, 2.2250738585072014e-308)
-    xs = select(tiny, x * _c(x, 2.0**25, 2.0**54), x)
-    kadj = select(tiny, x.i(-25 if x.is32 else -54), x.i(0))
-    ix = xs.bits()
+    kadj = None
+    if subnormal:
+        tiny = x < _c(x, 1.1754943508222875e-38, 2.2250738585072014e-308)
+        x = select(tiny, x * _c(x, 2.0**25, 2.0**54), x)
+        kadj = select(tiny, x.i(-25 if x.is32 else -54), x.i(0))
+    ix = x.bits()
     off = 0x3F3504F3 if x.is32 else 0x3FE6A09E667F3BCD  # bits of sqrt(1/2)
     k = (ix - off) >> mb
     f = (ix - (k << mb)).as_float() - 1.0
-    return (k + kadj).to_float(), f
+    return (k if kadj is None else k + kadj).to_float(), f
 
 
 # float32: log(1+f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2)-1, sqrt(2)-1] (vecmath_fit, relative
@@ -182,11 +194,13 @@ def _log1p(x):
     """log(1+x) = log(u) + (x - (u-1))/u with u = fl(1+x): the quotient restores what the
     rounding of 1+x lost (u-1 and x-(u-1) are exact)."""
     u = x + 1.0
-    k, f = _log_split(select(u > 0.0, u, x.f(1.0)))
+    # u is 0 or at least 2**-24 (2**-53), never subnormal
+    k, f = _log_split(select(u > 0.0, u, x.f(1.0)), subnormal=False)
     # c/u with 1/u = 2**-k / (1+f) ~ 2**-k * (1 - f + f^2): c is below half an ulp of the
-    # result, so a 7% error in 1/u costs < 0.04 ulp and saves a division.
+    # result, so a 7% error in 1/u costs < 0.04 ulp and saves a division.  Past k = 100,
+    # 2**-k would leave the normal range (and c no longer shows).
     ki = k.to_int()
-    kc = select(ki > 100, ki.i(100), select(ki < -100, ki.i(-100), ki))
+    kc = select(ki > 100, ki.i(100), ki)
     inv_u = pow2i(-kc) * fma(f, f - 1.0, 1.0)
     c = select(kc.eq(ki), (x - (u - 1.0)) * inv_u, x.f(0.0))
     res = _log_core(k, f) + c
