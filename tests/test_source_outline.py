@@ -88,3 +88,53 @@ def test_errors_point_at_the_users_line_and_column(tmp_path):
     line = PROGRAM.splitlines().index("    return jnp.sum(x) + undefined_name") + 1
     loc = caught.value.loc
     assert (loc.file, loc.line, loc.col) == (str(path), line, len("    return jnp.sum(x) + "))
+
+
+def test_left_out_definitions_keep_only_the_names_they_bind():
+    text = textwrap.dedent('''
+        import functools
+
+
+        # a comment above
+        @functools.lru_cache(maxsize=None)
+        def cached(a, b=1,
+                   *rest, key=None):
+            return a
+
+
+        @(deco := functools.wraps)
+        def odd(x):
+            return x
+
+
+        class Model:
+            def method(self, x):
+                return x
+
+            async def later(self):
+                return 1
+
+
+        def kept(x):
+            return cached(x) + Model().method(x)
+    ''')
+    outline = source._outline_of(text)
+    line = text.splitlines().index("def kept(x):") + 1
+    reduced = outline.text(outline.kept(line))
+    module = cst.parse_module(reduced)
+    defs = {}
+
+    class Defs(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            defs[node.name.value] = node
+
+    module.visit(Defs())
+    assert set(defs) == {"cached", "odd", "method", "later", "kept"}
+    for name in ("cached", "method", "later"):  # the name alone: no parameters, decorators
+        assert not defs[name].params.params and not defs[name].decorators, name
+    assert defs["later"].asynchronous is not None
+    assert defs["odd"].decorators  # a decorator binding a name stays
+    assert "# a comment above" not in reduced  # folded into the stand-in's string
+    assert len(reduced.splitlines()) == len(text.splitlines())
+    kept_source = "def kept(x):\n    return cached(x) + Model().method(x)"
+    assert kept_source in reduced

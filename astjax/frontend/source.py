@@ -76,7 +76,8 @@ class _Outline:
     """A file's functions outside other functions (Python's own parser finds them, in a
     few milliseconds): what parse_file may leave out."""
     lines: list
-    spans: list  # (first line with decorators, last line, body's first line, its indent)
+    spans: list  # (first line with decorators, last line, body's first line, its indent,
+    #               None or the definition's stand-in: (its first line, its text))
 
     def kept(self, line: int):
         """The span of the function holding `line` (None: the line is at the top level)."""
@@ -85,18 +86,41 @@ class _Outline:
 
     def text(self, kept) -> str:
         lines = list(self.lines)
-        for first, last, body, indent in self.spans:
-            if (first, last) != kept and body is not None:
-                lines[body - 1:last] = _placeholder(indent, last - body + 1)
+        for first, last, body, indent, stand_in in self.spans:
+            if (first, last) == kept or body is None:
+                continue
+            if stand_in is not None:
+                start, head = stand_in
+                lines[start - 1:last] = _placeholder(head, last - start + 1)
+            else:
+                lines[body - 1:last] = _placeholder(indent + "...", last - body + 1)
         return "".join(lines)
 
 
-def _placeholder(indent: str, n_lines: int) -> list:
-    """A left-out body's `n_lines` lines: `...`, or one string spanning them (one node where
-    blank lines would be three each: libcst's metadata costs about 50 us a node)."""
+def _placeholder(head: str, n_lines: int) -> list:
+    """`n_lines` lines standing for left-out ones: `head` on one line, or `head` opening one
+    string that spans them (one node where blank lines would be three each: libcst's
+    metadata costs about 50 us a node)."""
     if n_lines == 1:
-        return [indent + "...\n"]
-    return [indent + '"""\n'] + ["\n"] * (n_lines - 2) + ['"""\n']
+        return [head + "\n"]
+    if head.endswith("..."):
+        head = head[:-3]
+    return [head + '"""\n'] + ["\n"] * (n_lines - 2) + ['"""\n']
+
+
+def _stand_in(lines: list, node, after: int):
+    """A left-out definition's whole span as `def name(): ...`, from the line after `after`
+    (the previous statement's last line: the blank and comment lines between are folded in):
+    all the module's scopes need of it is the name it binds (a header with its parameters,
+    decorators and the comments above it cost 30-45 nodes).  None where a decorator could
+    bind a name itself (an assignment expression)."""
+    if any(":=" in "".join(lines[d.lineno - 1:d.end_lineno]) for d in node.decorator_list):
+        return None
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    line = lines[first - 1]
+    indent = line[:len(line) - len(line.lstrip())]
+    keyword = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
+    return min(after + 1, first), f"{indent}{keyword} {node.name}(): ..."
 
 
 _OUTLINES: dict = {}  # path -> (digest, _Outline or None)
@@ -118,13 +142,18 @@ def _outline_of(text: str):
     spans: list = []
 
     def visit(statements):
+        after = None  # the previous statement's last line
         for node in statements:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                spans.append((first, node.end_lineno) + _body_start(lines, node))
+                body = _body_start(lines, node)
+                stand_in = None if body[0] is None else \
+                    _stand_in(lines, node, first - 1 if after is None else after)
+                spans.append((first, node.end_lineno) + body + (stand_in,))
             else:  # class, if, try, with, for, match: functions may sit inside
                 for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                     visit(getattr(node, field, None) or ())
+            after = node.end_lineno
 
     visit(tree.body)
     return _Outline(lines, spans)
