@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import astjax
 import astjax.numpy as jnp
+from astjax import lax
 from astjax.backends.auto import record, tiered
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -266,3 +267,126 @@ def test_auto_is_the_default_and_a_backend_can_be_pinned(monkeypatch):
     assert astjax.jit(doubled, backend="numba").backend == "numba"
     monkeypatch.setenv("ASTJAX_BACKEND", "xla")
     assert astjax.jit(doubled).backend == "xla"
+
+
+# ------------------------------------------------------------------ NumPy answers, XLA behind
+def affine_tanh(x, w):
+    return jnp.tanh(x @ w) * 0.5 + 1.0
+
+
+def _affine_tanh_np(x, w):
+    return np.tanh(x @ w) * 0.5 + 1.0
+
+
+@pytest.fixture
+def held_compile(monkeypatch):
+    """XLA compiles in the background wait for `release` (so each test sees NumPy answer)."""
+    import threading
+    from astjax.backends import xla
+    release, real = threading.Event(), xla.compile_func
+
+    def compile_func(func, origin="?"):
+        call = real(func, origin)
+        prepare = call.prepare
+
+        def held():
+            assert release.wait(60)
+            prepare()
+        call.prepare = held
+        return call
+    monkeypatch.setattr(xla, "compile_func", compile_func)
+    yield release
+    release.set()
+
+
+def test_a_light_first_call_is_answered_by_numpy_while_xla_compiles(held_compile, caplog):
+    caplog.set_level("INFO", logger="astjax")
+    f = astjax.jit(affine_tanh, backend="auto")
+    x, w = np.linspace(-1.0, 1.0, 12).reshape(4, 3), np.linspace(0.5, 1.5, 6).reshape(3, 2)
+    expected = _affine_tanh_np(x, w)
+    for _ in range(3):  # answered while the compile is held
+        np.testing.assert_allclose(f(x, w), expected, rtol=1e-12)
+    tier = f.last.call
+    assert not tier._xla and tier._numpy is not None
+    assert "numpy answers while XLA compiles in the background" in caplog.text
+    held_compile.set()
+    tier.wait_behind(60)
+    np.testing.assert_allclose(f(x, w), expected, rtol=1e-12)  # now on XLA
+    assert len(tier._xla) == 1 and not tier._behind
+    assert "XLA is ready" in caplog.text
+
+
+def halvings(x):
+    return lax.while_loop(lambda v: jnp.max(v) > 1.0, lambda v: v * 0.5, x)
+
+
+def test_a_heavy_first_call_compiles_xla_at_once(held_compile):
+    f = astjax.jit(halvings, backend="auto")
+    x = np.array([3.0, 40.0, 0.5])
+    np.testing.assert_allclose(f(x), x / 64.0)  # a while loop: no estimate, compiled now
+    assert len(f.last.call._xla) == 1 and not f.last.call._behind
+
+
+def test_a_failed_background_compile_warns_once_and_numpy_carries_on(monkeypatch):
+    from astjax.backends import xla
+    real = xla.compile_func
+
+    def compile_func(func, origin="?"):
+        call = real(func, origin)
+
+        def refuse():
+            raise RuntimeError("no XLA today")
+        call.prepare = refuse
+        return call
+    monkeypatch.setattr(xla, "compile_func", compile_func)
+    f = astjax.jit(affine_tanh, backend="auto")
+    x, w = np.full((2, 3), 0.25), np.full((3, 4), -0.5)
+    np.testing.assert_allclose(f(x, w), _affine_tanh_np(x, w), rtol=1e-12)
+    f.last.call.wait_behind(60)
+    with pytest.warns(UserWarning, match=r"affine_tanh: the xla tier is dropped "
+                                         r"\(RuntimeError: no XLA today\)") as caught:
+        for _ in range(3):
+            np.testing.assert_allclose(f(x, w), _affine_tanh_np(x, w), rtol=1e-12)
+    assert len([w for w in caught if "dropped" in str(w.message)]) == 1
+    assert f.last.call.first == "numpy"
+
+
+def test_an_executable_on_disk_is_loaded_at_once_not_compiled_behind():
+    from astjax.backends import xla
+    from astjax.core.concretize import concretize, size_env
+    f = astjax.jit(affine_tanh, backend="auto")
+    x, w = np.full((5, 3), 0.5), np.full((3, 2), 0.75)
+    f(x, w)
+    tier = f.last.call
+    tier.wait_behind(60)
+    concrete = concretize(tier.func, size_env(tier.sources, ()))
+    again = xla.compile_func(concrete, tier.origin)
+    assert again.on_disk()  # the background compile stored it
+    assert not tier._light(again, concrete)  # so NumPy does not answer for it
+
+
+def test_the_estimates_follow_the_work():
+    from astjax.backends.auto import estimate
+    from astjax.core.concretize import concretize, size_env, sizes_of
+
+    def steps(x, n_steps):
+        return lax.fori_loop(0, n_steps, lambda i, v: jnp.sin(v) + 1.0, x)
+
+    def until(x):
+        return lax.while_loop(lambda v: jnp.sum(v) < 100.0, lambda v: v * 2.0, x)
+
+    def core(fn, *args, static=()):
+        f = astjax.jit(fn, backend="auto", static_argnums=static)
+        f(*args)
+        tier = f.last.call
+        tier.wait_behind(60)
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+        return concretize(tier.func, size_env(tier.sources, sizes_of(tier.sources, dynamic)))
+
+    x = np.ones(1000)
+    ten, thousand = core(steps, x, 10, static=(1,)), core(steps, x, 1000, static=(1,))
+    assert estimate.numpy_seconds(thousand) > 50 * estimate.numpy_seconds(ten)
+    assert estimate.compile_seconds(thousand) == estimate.compile_seconds(ten)
+    assert estimate.numpy_seconds(core(until, x)) == float("inf")
+    small, big = (core(affine_tanh, np.ones((n, n)), np.ones((n, n))) for n in (8, 512))
+    assert estimate.numpy_seconds(big) > 100 * estimate.numpy_seconds(small)

@@ -1,7 +1,8 @@
 """One signature's tiers (see the package docstring): which tier runs a call, and when to move.
 
 The stages, in order: `first` (XLA, or NumPy where XLA failed, runs every call while the
-function is not hot), `compiling` (the Numba kernel is compiled in another process), `tuning`
+function is not hot; where one NumPy call costs less than XLA's compile, NumPy answers new
+sizes while XLA compiles them in a thread), `compiling` (the Numba kernel is compiled in another process), `tuning`
 (the kernel agreed with the first tier on a real call; calls alternate between the two,
 timed) and `settled` (the winner runs every call; a call whose sizes break a fact the
 kernel relies on still goes to the first tier).
@@ -20,7 +21,7 @@ from astjax.core.dims import Facts, current_facts, recording
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.simplify import effectful
 
-from . import record
+from . import estimate, record
 from .background import Job, paused
 
 log = logging.getLogger("astjax")
@@ -29,6 +30,7 @@ HOT_CALLS = 10      # a function called this often is worth a Numba kernel...
 HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
 TRIALS = 5          # timed calls per tier before choosing (after one to warm up)
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
+LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
 
 
 class Tiered:
@@ -40,6 +42,11 @@ class Tiered:
         self.pinned = pinned(func)
         self.first = "xla"
         self._xla: dict = {}       # concrete sizes -> XLA callable
+        self._waiting: dict = {}   # concrete sizes -> XLA callable to compile behind NumPy
+        self._behind: dict = {}    # concrete sizes -> the thread compiling them for XLA
+        self._behind_failed: dict = {}  # concrete sizes -> why that compile failed
+        self._behind_threads: list = []  # every such thread, for `wait_behind`
+        self._behind_lock = threading.Lock()
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
         # What the specialisation knows of sizes (`x.shape[0] == 2`, so a 2-vector can live
@@ -106,10 +113,20 @@ class Tiered:
         fresh = call is None
         try:
             if fresh:
-                from astjax.backends import xla
+                if sizes in self._behind or sizes in self._behind_failed:
+                    return self._while_compiling(sizes, args)
+                call = self._waiting.get(sizes)
+                if call is None:
+                    from astjax.backends import xla
+                    concrete = concretize(self.func, size_env(self.sources, sizes))
+                    call = xla.compile_func(concrete, self.origin)
+                    if self._light(call, concrete):
+                        self._waiting[sizes] = call
+                if sizes in self._waiting:
+                    self._compile_behind(sizes)
+                    return self._numpy_tier()(*args)
                 with paused():  # (it compiles at its first call)
-                    call = self._xla[sizes] = xla.compile_func(
-                        concretize(self.func, size_env(self.sources, sizes)), self.origin)
+                    self._xla[sizes] = call
                     return call(*args)
             return call(*args)
         except Exception as error:
@@ -120,10 +137,75 @@ class Tiered:
             self.first = "numpy"
             return self._numpy_tier()(*args)
 
+    # ------------------------------------------------------------ XLA behind a NumPy answer
+    def _light(self, call, concrete: Func) -> bool:
+        """Whether NumPy should answer while XLA compiles in a thread: one NumPy call is
+        estimated to cost less than the compile, and the executable is not on disk."""
+        try:
+            numpy_s = estimate.numpy_seconds(concrete)
+            compile_s = estimate.compile_seconds(concrete)
+        except Exception:  # (a rough guess that failed decides nothing: compile now)
+            return False
+        if self.pinned or numpy_s >= LIGHT_SHARE * compile_s or call.on_disk():
+            return False
+        log.info("%s: numpy answers while XLA compiles in the background (one call ~%.2g s "
+                 "on numpy, the compile ~%.2g s)", self.name, numpy_s, compile_s)
+        return True
+
+    def _compile_behind(self, sizes) -> None:
+        """Start compiling these waiting sizes in a thread, unless another such compile runs
+        in this process (one at a time: the next call of these sizes tries again)."""
+        if not _BEHIND_ONE_AT_A_TIME.acquire(blocking=False):
+            return
+        with self._behind_lock:
+            call = self._waiting.pop(sizes, None)
+            if call is None:  # (another thread started it)
+                _BEHIND_ONE_AT_A_TIME.release()
+                return
+            self._behind[sizes] = thread = threading.Thread(
+                target=self._compile_in_thread, args=(sizes, call),
+                name=f"astjax XLA compile of {self.name}")
+            self._behind_threads.append(thread)
+        thread.start()  # (not a daemon: an exit waits for the compile, tens of ms, and
+        # jaxlib is not interrupted inside it)
+
+    def _compile_in_thread(self, sizes, call) -> None:
+        start = time.perf_counter()
+        try:
+            with paused():
+                call.prepare()
+        except Exception as error:  # reported by the next call, in the caller's thread
+            self._behind_failed[sizes] = error
+        else:
+            self._xla[sizes] = call
+            log.info("%s: XLA is ready (compiled in the background in %.3g s)", self.name,
+                     time.perf_counter() - start)
+        finally:
+            self._behind.pop(sizes, None)
+            _BEHIND_ONE_AT_A_TIME.release()
+
+    def _while_compiling(self, sizes, args):
+        failed = self._behind_failed.pop(sizes, None)
+        if failed is not None:
+            self._drop("xla", failed)
+            self.first = "numpy"
+        return self._numpy_tier()(*args)
+
+    def wait_behind(self, timeout: float = None) -> None:
+        """Wait for the XLA compiles this function started behind NumPy answers."""
+        for thread in list(self._behind_threads):
+            thread.join(timeout)
+
+    # ------------------------------------------------------------ the first tiers
     def _numpy_tier(self):
         if self._numpy is None:
             from astjax.backends import numpy as reference
-            self._numpy = reference.compile_func(self.func, self.origin)
+            call = reference.compile_func(self.func, self.origin)
+
+            def quietly(*args):  # (XLA and Numba, the tiers it stands in for, never warn)
+                with np.errstate(all="ignore"):
+                    return call(*args)
+            self._numpy = quietly
         return self._numpy
 
     def _numba_serves(self, args) -> bool:
@@ -237,13 +319,17 @@ class Tiered:
 
     # ------------------------------------------------------------ what show() says
     def report(self) -> str:
-        where = {"first": f"{self.first} (a Numba kernel follows once it is hot)",
+        first = "numpy while XLA compiles in the background" if self._behind or \
+            self._waiting else self.first
+        where = {"first": f"{first} (a Numba kernel follows once it is hot)",
                  "compiling": f"{self.first} while its Numba kernel compiles in the background",
                  "tuning": f"{self.first} and numba, timed to choose",
                  "settled": str(self.winner)}[self.stage]
         return (f"# backend auto: this signature runs on {where}; below, the NumPy "
                 "reference every tier agrees with")
 
+
+_BEHIND_ONE_AT_A_TIME = threading.Lock()  # held by the thread compiling XLA behind NumPy
 
 _FORKED = False  # whether this process is a fork of one that may have started XLA
 

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from astjax.core.dims import by_size
+from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 from . import scalars as E
 from .values import Array, Unrolled, Value, text
@@ -31,10 +32,7 @@ LOOP_NAMES = "ijklmn"
 IN_ORDER = "in_order = True"  # marks, for the CUDA backend, a nest whose iterations interact
 ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
 # primitives worth a row buffer rather than a second evaluation
-COSTLY = {"exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin",
-          "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
-          "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "pow", "atan2", "logaddexp",
-          "cbrt"}
+COSTLY = TRANSCENDENTAL
 
 
 class Member:

@@ -11,6 +11,15 @@ from ..avals import AVal, _WEAK_STAND_IN
 from ..primitives import define
 
 
+# Elementwise primitives that are a math-library call per element (exp, sin, ...), not one or
+# two instructions: what a backend weighs when it decides to recompute or keep a value, or
+# estimates how long a function runs.
+TRANSCENDENTAL = frozenset({
+    "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
+    "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
+    "erf_inv", "lgamma", "digamma", "polygamma", "pow", "atan2", "logaddexp", "cbrt"})
+
+
 def broadcast_shapes(*shapes) -> tuple:
     # A -1 is the length of a while loop's tape, known when the loop runs: the arrays a rule
     # combines with a tape are of the same loop, so their -1s are the same length.
