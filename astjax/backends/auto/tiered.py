@@ -165,7 +165,7 @@ class Tiered:
             self._behind[sizes] = thread = threading.Thread(
                 target=self._compile_in_thread, args=(sizes, call),
                 name=f"astjax XLA compile of {self.name}")
-            self._behind_threads.append(thread)
+            self._behind_threads = [t for t in self._behind_threads if t.is_alive()] + [thread]
         thread.start()  # (not a daemon: an exit waits for the compile, tens of ms, and
         # jaxlib is not interrupted inside it)
 
