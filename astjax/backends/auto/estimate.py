@@ -20,6 +20,8 @@ PER_MATH_ELEMENT_S = 8e-9
 FLOPS = 40e9
 COMPILE_BASE_S = 0.04
 COMPILE_PER_PRIMITIVE_S = 0.002
+COMPILE_PER_LOOP_S = 0.1   # a scan or while loop (measured 0.1-0.3 s more per loop)
+COMPILE_PER_PRODUCT_S = 0.05  # a dot_general (0.05-0.15 s)
 # kinds whose NumPy implementations are slow or unbounded (a convolution in Python loops,
 # a factorisation, a sampler): never estimated, the function is compiled first
 UNESTIMATED = {"convolution", "linalg", "fft", "sorting", "random", "window", "custom",
@@ -33,12 +35,20 @@ def numpy_seconds(func: Func) -> float:
 
 
 def compile_seconds(func: Func) -> float:
-    """Seconds XLA takes to compile the function (an underestimate, on purpose)."""
-    return COMPILE_BASE_S + COMPILE_PER_PRIMITIVE_S * _count(func)
+    """Seconds XLA takes to compile the function (kept below what was measured)."""
+    counts = _count(func, {})
+    return COMPILE_BASE_S + COMPILE_PER_PRIMITIVE_S * sum(counts.values()) + \
+        COMPILE_PER_LOOP_S * (counts.get("scan", 0) + counts.get("while_loop", 0)) + \
+        COMPILE_PER_PRODUCT_S * counts.get("dot_general", 0)
 
 
-def _count(func: Func) -> int:
-    return sum(1 + sum(_count(sub) for sub in sub_funcs(eqn)) for eqn in func.eqns)
+def _count(func: Func, counts: dict) -> dict:
+    """primitive name -> how many equations of it, nested functions' included."""
+    for eqn in func.eqns:
+        counts[eqn.prim] = counts.get(eqn.prim, 0) + 1
+        for sub in sub_funcs(eqn):
+            _count(sub, counts)
+    return counts
 
 
 def _eqn_seconds(eqn) -> float:
