@@ -138,3 +138,44 @@ def test_an_entry_from_disk_takes_the_calls_sizes_as_its_witnesses(monkeypatch):
     assert runs == []  # from disk
     (symbol, _, _), = f.last.sizes
     assert symbol.witness == 10
+
+
+def _tanh_loss(w, x):
+    return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+
+def _all_vars(func):
+    from astjax.core.ir import Var, sub_funcs
+    for eqn in func.eqns:
+        yield from (v for v in eqn.outs + eqn.ins if isinstance(v, Var))
+        for sub in sub_funcs(eqn):
+            yield from _all_vars(sub)
+    yield from func.params
+
+
+def test_values_read_from_disk_take_ids_of_this_process(monkeypatch):
+    """Passes key their tables by a value's id: an entry written by another process, whose
+    ids this one may have given to other values, takes new ids when it is read (with the
+    writer's ids, a gradient read back after other compiles failed on Numba)."""
+    import itertools
+    import astjax
+    from astjax.core import dims, ir
+    astjax.clear_caches()
+    w, x = np.linspace(-1.0, 1.0, 12).reshape(4, 3), np.linspace(0.0, 2.0, 20).reshape(5, 4)
+    monkeypatch.setattr(ir, "_ids", itertools.count(10**6))  # the writer: many values made
+    first = astjax.jit(astjax.grad(_tanh_loss), backend="numpy")
+    want = first(w, x)
+    written = {v.id for v in _all_vars(first.last.spec.func)}
+    astjax.clear_caches()
+    monkeypatch.setattr(ir, "_ids", itertools.count(0))  # a process that has made few values
+    f = astjax.jit(astjax.grad(_tanh_loss), backend="numpy")
+    np.testing.assert_allclose(f(w, x), want, rtol=1e-12)
+    loaded = list(_all_vars(f.last.spec.func))
+    assert max(v.id for v in loaded) < min(written)  # renumbered, not the writer's
+    assert len({v.id for v in loaded}) == len({id(v) for v in loaded})
+    for v in f.last.spec.func.params:  # symbolic sizes: structure keys of the new ids
+        for d in v.aval.shape:
+            if isinstance(d, dims.DimExpr) and len(d.terms) == 1:
+                (monomial, coeff), = d.terms.items()
+                if coeff == 1 and len(monomial) == 1:
+                    assert d.key == dims.DimExpr.of(monomial[0]).key

@@ -38,6 +38,12 @@ class Symbol:
     def __repr__(self):
         return self.name
 
+    def __setstate__(self, state):
+        # Unpickled: an id of this process (DimExpr's structure keys are built from ids)
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.id = next(_ids)
+
 
 @dataclass(frozen=True, eq=False)
 class Fact:
@@ -123,6 +129,15 @@ class DimExpr:
         self.terms = terms
         self.key = frozenset((tuple(s.id for s in m), c) for m, c in terms.items())  # structure
         self._hash = hash(self.key)
+
+    def __setstate__(self, state):
+        # Unpickled: its symbols have ids of this process now, so monomials are sorted and
+        # the structure key built again from them
+        terms: dict = {}
+        for monomial, coeff in state[1]["terms"].items():
+            m = tuple(sorted(monomial, key=lambda s: s.id))
+            terms[m] = terms.get(m, 0) + coeff
+        self.__init__(terms)
 
     @staticmethod
     def of(symbol: Symbol) -> "DimExpr":

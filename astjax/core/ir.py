@@ -39,6 +39,14 @@ class Var:
     def __repr__(self) -> str:
         return f"Var({self.hint or '_'}#{self.id}: {self.aval})"
 
+    def __setstate__(self, state):
+        # Unpickled (the front end's result on disk, written by another process): an id of
+        # this process, as passes key their tables by id and the writer's ids may be ones
+        # this process has given to other values.
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self.id = next(_ids)
+
     def __hash__(self):
         return self.id
 
