@@ -2,10 +2,10 @@
 
 The stages, in order: `first` (XLA, or NumPy where XLA failed, runs every call while the
 function is not hot; where one NumPy call costs less than XLA's compile, NumPy answers new
-sizes while XLA compiles them in a thread), `compiling` (the Numba kernel is compiled in another process), `tuning`
-(the kernel agreed with the first tier on a real call; calls alternate between the two,
-timed) and `settled` (the winner runs every call; a call whose sizes break a fact the
-kernel relies on still goes to the first tier).
+sizes while XLA compiles them in a thread), `compiling` (the Numba kernel is compiled in
+another process), `tuning` (the kernel agreed with the first tier on a real call; calls
+alternate between the two, timed) and `settled` (the winner runs every call; a call whose
+sizes break a fact the kernel relies on still goes to the first tier).
 """
 import logging
 import os
@@ -111,10 +111,10 @@ class Tiered:
         sizes = sizes_of(self.sources, args)
         call = self._xla.get(sizes)
         fresh = call is None
+        if fresh and (sizes in self._behind or sizes in self._behind_failed):
+            return self._while_compiling(sizes, args)
         try:
             if fresh:
-                if sizes in self._behind or sizes in self._behind_failed:
-                    return self._while_compiling(sizes, args)
                 call = self._waiting.get(sizes)
                 if call is None:
                     from astjax.backends import xla
@@ -122,13 +122,12 @@ class Tiered:
                     call = xla.compile_func(concrete, self.origin)
                     if self._light(call, concrete):
                         self._waiting[sizes] = call
-                if sizes in self._waiting:
-                    self._compile_behind(sizes)
-                    return self._numpy_tier()(*args)
-                with paused():  # (it compiles at its first call)
-                    self._xla[sizes] = call
-                    return call(*args)
-            return call(*args)
+                if sizes not in self._waiting:
+                    with paused():  # (it compiles at its first call)
+                        self._xla[sizes] = call
+                        return call(*args)
+            else:
+                return call(*args)
         except Exception as error:
             if not fresh:  # it ran before: the error is the call's, not XLA's
                 raise
@@ -136,6 +135,8 @@ class Tiered:
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
+        self._compile_behind(sizes)  # (NumPy's errors are the call's: outside the try)
+        return self._numpy_tier()(*args)
 
     # ------------------------------------------------------------ XLA behind a NumPy answer
     def _light(self, call, concrete: Func) -> bool:
