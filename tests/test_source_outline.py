@@ -115,6 +115,14 @@ def test_left_out_definitions_keep_only_the_names_they_bind():
                 return 1
 
 
+        match functools.__name__:
+            case "functools":
+                def in_a_case(x):
+                    return x
+            case _:
+                pass
+
+
         def kept(x):
             return cached(x) + Model().method(x)
     ''')
@@ -129,8 +137,8 @@ def test_left_out_definitions_keep_only_the_names_they_bind():
             defs[node.name.value] = node
 
     module.visit(Defs())
-    assert set(defs) == {"cached", "odd", "method", "later", "kept"}
-    for name in ("cached", "method", "later"):  # the name alone: no parameters, decorators
+    assert set(defs) == {"cached", "odd", "method", "later", "in_a_case", "kept"}
+    for name in ("cached", "method", "later", "in_a_case"):  # the name alone: no parameters, decorators
         assert not defs[name].params.params and not defs[name].decorators, name
     assert defs["later"].asynchronous is not None
     assert defs["odd"].decorators  # a decorator binding a name stays

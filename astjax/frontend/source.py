@@ -153,7 +153,7 @@ def _outline_of(text: str):
             else:  # class, if, try, with, for, match: functions may sit inside
                 for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                     visit(getattr(node, field, None) or ())
-            after = node.end_lineno
+            after = getattr(node, "end_lineno", None)  # (a match_case has no lines)
 
     visit(tree.body)
     return _Outline(lines, spans)
