@@ -93,25 +93,23 @@ class _Outline:
                 start, head = stand_in
                 lines[start - 1:last] = _placeholder(head, last - start + 1)
             else:
-                lines[body - 1:last] = _placeholder(indent + "...", last - body + 1)
+                lines[body - 1:last] = _placeholder(indent, last - body + 1)
         return "".join(lines)
 
 
 def _placeholder(head: str, n_lines: int) -> list:
-    """`n_lines` lines standing for left-out ones: `head` on one line, or `head` opening one
-    string that spans them (one node where blank lines would be three each: libcst's
-    metadata costs about 50 us a node)."""
+    """`n_lines` lines standing for left-out ones: `head` then `...` on one line, or `head`
+    opening one string that spans them (one node where blank lines would be three each:
+    libcst's metadata costs about 50 us a node)."""
     if n_lines == 1:
-        return [head + "\n"]
-    if head.endswith("..."):
-        head = head[:-3]
+        return [head + "...\n"]
     return [head + '"""\n'] + ["\n"] * (n_lines - 2) + ['"""\n']
 
 
 def _stand_in(lines: list, node, after: int):
-    """A left-out definition's whole span as `def name(): ...`, from the line after `after`
-    (the previous statement's last line: the blank and comment lines between are folded in):
-    all the module's scopes need of it is the name it binds (a header with its parameters,
+    """A left-out definition's whole span as `def name(): ...` (its head, `def name(): `),
+    from the line after `after` (the previous statement's last line: the blank and comment
+    lines between are folded in): all the module's scopes need of it is the name it binds (a header with its parameters,
     decorators and the comments above it cost 30-45 nodes).  None where a decorator could
     bind a name itself (an assignment expression)."""
     if any(":=" in "".join(lines[d.lineno - 1:d.end_lineno]) for d in node.decorator_list):
@@ -120,7 +118,7 @@ def _stand_in(lines: list, node, after: int):
     line = lines[first - 1]
     indent = line[:len(line) - len(line.lstrip())]
     keyword = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"
-    return min(after + 1, first), f"{indent}{keyword} {node.name}(): ..."
+    return min(after + 1, first), f"{indent}{keyword} {node.name}(): "
 
 
 _OUTLINES: dict = {}  # path -> (digest, _Outline or None)

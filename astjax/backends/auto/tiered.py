@@ -45,7 +45,6 @@ class Tiered:
         self._waiting: dict = {}   # concrete sizes -> XLA callable to compile behind NumPy
         self._behind: dict = {}    # concrete sizes -> the thread compiling them for XLA
         self._behind_failed: dict = {}  # concrete sizes -> why that compile failed
-        self._behind_threads: list = []  # every such thread, for `wait_behind`
         self._behind_lock = threading.Lock()
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
@@ -166,9 +165,9 @@ class Tiered:
             self._behind[sizes] = thread = threading.Thread(
                 target=self._compile_in_thread, args=(sizes, call),
                 name=f"astjax XLA compile of {self.name}")
-            self._behind_threads = [t for t in self._behind_threads if t.is_alive()] + [thread]
-        thread.start()  # (not a daemon: an exit waits for the compile, tens of ms, and
-        # jaxlib is not interrupted inside it)
+            thread.start()  # (not a daemon: an exit waits for the compile, tens of ms, and
+            # jaxlib is not interrupted inside it; started under the lock, so `wait_behind`
+            # never finds a thread not yet started)
 
     def _compile_in_thread(self, sizes, call) -> None:
         start = time.perf_counter()
@@ -194,7 +193,9 @@ class Tiered:
 
     def wait_behind(self, timeout: float = None) -> None:
         """Wait for the XLA compiles this function started behind NumPy answers."""
-        for thread in list(self._behind_threads):
+        with self._behind_lock:
+            threads = list(self._behind.values())
+        for thread in threads:
             thread.join(timeout)
 
     # ------------------------------------------------------------ the first tiers

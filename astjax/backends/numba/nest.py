@@ -31,8 +31,6 @@ from .values import Array, Unrolled, Value, text
 LOOP_NAMES = "ijklmn"
 IN_ORDER = "in_order = True"  # marks, for the CUDA backend, a nest whose iterations interact
 ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
-# primitives worth a row buffer rather than a second evaluation
-COSTLY = TRANSCENDENTAL
 
 
 class Member:
@@ -362,7 +360,7 @@ class NestEmitter:
         """Whether computing m again means transcendental math (within this nest's row)."""
         if m.kind != "elem":
             return False
-        if m.eqn.prim in COSTLY:
+        if m.eqn.prim in TRANSCENDENTAL:  # (worth a row buffer, not a second evaluation)
             return True
         return any(self.inner(d) and self._costly(d) for d in self._deps(m))
 

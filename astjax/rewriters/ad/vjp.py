@@ -168,6 +168,5 @@ def _taped_scan(eqn: Eqn) -> tuple:
     return Eqn(eqn.outs + tape, "scan", eqn.ins, params, eqn.loc, eqn.note), sweep
 
 
-
 def _stacked(aval, length):
     return AVal((length,) + aval.shape, aval.dtype)
