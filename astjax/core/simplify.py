@@ -19,7 +19,7 @@ def eliminate_dead_code(func: Func) -> Func:
     kept = []
     for eqn in reversed(func.eqns):
         if effectful(eqn) or any(v.id in live for v in eqn.outs):
-            eqn = _prune_loop(eqn, live)
+            eqn = prune_loop(eqn, live)
             kept.append(_simplify_nested(eqn, eliminate_dead_code))
             live.update(a.id for a in eqn.ins if isinstance(a, Var))
     return Func(func.name, func.params, kept[::-1], func.outs, func.loc)
@@ -34,7 +34,7 @@ def _reads(func: Func, outs: list) -> set:
     return {p.id for p in func.params} & live
 
 
-def _prune_loop(eqn: Eqn, live: set) -> Eqn:
+def prune_loop(eqn: Eqn, live: set) -> Eqn:
     """A scan or while loop without the results nobody reads: an unread stacked output is
     not computed, and an unread carry that no kept part of the loop reads is not carried."""
     if eqn.prim == "scan":

@@ -14,6 +14,7 @@ from ..core.bind import Builder, building
 from ..core.dims import DimExpr, Symbol
 from ..core.ir import Func, Var, as_atom
 from ..core.simplify import simplify
+from ..rewriters.loops import optimize_scans
 from ..errors import AstjaxError, StaticArgumentError
 from ..tree_util import tree_flatten, tree_unflatten
 from .argnames import leaf_names
@@ -125,6 +126,14 @@ def _specialized(fn, params: list, args, kwargs) -> Specialized:
     loc = callee.source.loc() if isinstance(callee, UserFunction) else \
         next((e.loc for e in builder.eqns if e.loc is not None), None)
     func = Func(function_name(fn), params + [v for _, _, v in implicit], builder.eqns, outs, loc)
-    return Specialized(simplify(func), out_tree, out_static,
+    return Specialized(_optimized(func), out_tree, out_static,
                        list(interp.context.dependencies.values()),
                        [(ns, name) for ns, name, _ in implicit], interp.context.attribute_reads)
+
+
+def _optimized(func: Func) -> Func:
+    """The clean-ups, then matrix products that need no carry moved out of scans (and the
+    clean-ups again for what that leaves unread)."""
+    func = simplify(func)
+    moved = optimize_scans(func)
+    return func if moved is func else simplify(moved)

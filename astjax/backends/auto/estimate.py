@@ -1,8 +1,12 @@
 """Rough costs, decided before anything runs: how long the NumPy reference takes for one call
-of a function with concrete sizes, and how long XLA takes to compile it.
+of a function with concrete sizes, how long XLA takes to compile it, and what share of a
+compiled call goes to matrix products.
 
-They decide whether NumPy answers a new signature's first call while XLA compiles in the
-background: where one NumPy call is cheaper than the compile, the caller waits for neither.
+The first two decide whether NumPy answers a new signature's first call while XLA compiles in
+the background: where one NumPy call is cheaper than the compile, the caller waits for neither.
+The share decides whether a Numba kernel is worth compiling at all: XLA's products are as fast
+as the BLAS calls the kernel makes (its small ones faster), so where products are most of the
+work the kernel has little to win and its compile would only take a core for seconds.
 The figures are this machine class's (2 cores, AVX2), measured on the shared bench: the NumPy
 tier spends ~20 us per primitive it interprets, ~1.5 ns per element of plain arithmetic, ~8 ns
 of a math-library function, and its BLAS does ~40 GFLOP/s; XLA takes ~40 ms to compile the
@@ -22,6 +26,12 @@ COMPILE_BASE_S = 0.04
 COMPILE_PER_PRIMITIVE_S = 0.002
 COMPILE_PER_LOOP_S = 0.1   # a scan or while loop (measured 0.1-0.3 s more per loop)
 COMPILE_PER_PRODUCT_S = 0.05  # a dot_general (0.05-0.15 s)
+# a compiled call (XLA's loops or Numba's): per element of plain arithmetic, of a math function,
+# and per operation it runs (a loop's body counts once per step)
+COMPILED_PER_ELEMENT_S = 0.3e-9
+COMPILED_PER_MATH_ELEMENT_S = 1e-9
+COMPILED_PER_PRIMITIVE_S = 0.3e-6
+PRODUCT_INTENSITY = 8  # multiply-adds per element moved, below which a product is memory-bound
 # kinds whose NumPy implementations are slow or unbounded (a convolution in Python loops,
 # a factorisation, a sampler): never estimated, the function is compiled first
 UNESTIMATED = {"convolution", "linalg", "fft", "sorting", "random", "window", "custom",
@@ -40,6 +50,36 @@ def compile_seconds(func: Func) -> float:
     return COMPILE_BASE_S + COMPILE_PER_PRIMITIVE_S * sum(counts.values()) + \
         COMPILE_PER_LOOP_S * (counts.get("scan", 0) + counts.get("while_loop", 0)) + \
         COMPILE_PER_PRODUCT_S * counts.get("dot_general", 0)
+
+
+def product_share(func: Func) -> float:
+    """The share of a compiled call's time spent in matrix products (dot_general, einsum), a
+    while loop's body counted once (its trip count is not known)."""
+    products, total = _compiled_seconds(func)
+    return products / total if total > 0 else 0.0
+
+
+def _compiled_seconds(func: Func) -> tuple:
+    """(seconds in matrix products, seconds in all) of one compiled call."""
+    products = total = 0.0
+    for eqn in func.eqns:
+        kind = PRIMITIVES[eqn.prim].kind if eqn.prim in PRIMITIVES else "custom"
+        if any(True for _ in sub_funcs(eqn)):
+            times = eqn.params["length"] if eqn.prim == "scan" else 1
+            times = times if isinstance(times, int) and times > 0 else 1
+            for sub in sub_funcs(eqn):
+                p, t = _compiled_seconds(sub)
+                products, total = products + times * p, total + times * t
+        elif kind == "contraction" and _is_matrix_product(eqn):
+            flops = 2 * _multiply_adds(eqn) / FLOPS
+            products, total = products + flops, total + flops + COMPILED_PER_PRIMITIVE_S
+        else:  # (a matrix-vector product or a broadcast one is memory-bound: elementwise)
+            per_element = (COMPILED_PER_MATH_ELEMENT_S if eqn.prim in TRANSCENDENTAL
+                           else COMPILED_PER_ELEMENT_S)
+            elements = max([_size(v) for v in eqn.outs] + [_size(v) for v in eqn.ins],
+                           default=0)
+            total += COMPILED_PER_PRIMITIVE_S + per_element * elements
+    return products, total
 
 
 def _count(func: Func, counts: dict) -> dict:
@@ -69,11 +109,35 @@ def _eqn_seconds(eqn) -> float:
     return PER_PRIMITIVE_S + per_element * elements
 
 
+def _is_matrix_product(eqn) -> bool:
+    """A product doing at least PRODUCT_INTENSITY multiply-adds per element it reads and
+    writes: bound by arithmetic (where tuned routines win), not by memory."""
+    elements = sum(_size(v) for v in list(eqn.ins) + list(eqn.outs))
+    return _multiply_adds(eqn) >= PRODUCT_INTENSITY * elements
+
+
 def _multiply_adds(eqn) -> float:
-    """A product's multiply-adds from its operands' and result's sizes: m*k*n is
-    sqrt(mk * kn * mn) (batch axes count once too many; close enough here)."""
-    a, b = (_size(v) for v in eqn.ins[:2])
-    return math.sqrt(float(a) * b * max(_size(eqn.outs[0]), 1))
+    """A product's multiply-adds: its result's size times the size of what it sums over."""
+    out = _size(eqn.outs[0])
+    if eqn.prim == "dot_general":
+        (contracted, _), _ = eqn.params["dimension_numbers"]
+        return float(out) * _dims_size(eqn.ins[0], contracted)
+    inputs, _, output = eqn.params.get("subscripts", "").partition("->")
+    if not output or "..." in inputs:  # (implicit output or ellipsis: from the sizes alone)
+        a, b = (_size(v) for v in eqn.ins[:2])
+        return math.sqrt(float(a) * b * max(out, 1))
+    sizes = {}
+    for term, operand in zip(inputs.split(","), eqn.ins):
+        for label, axis in zip(term.strip(), range(len(term.strip()))):
+            sizes[label] = _dims_size(operand, (axis,))
+    summed = [n for label, n in sizes.items() if label not in output]
+    return float(out) * math.prod(summed)
+
+
+def _dims_size(value, axes) -> int:
+    shape = getattr(getattr(value, "aval", None), "shape", ())
+    return math.prod(d if isinstance(d, int) and d > 0 else 1
+                     for i, d in enumerate(shape) if i in axes)
 
 
 def _size(value) -> int:
