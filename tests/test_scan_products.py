@@ -120,7 +120,7 @@ def test_an_inner_scans_projection_leaves_the_inner_loop(backend):
 
 
 # ---------------------------------------------------------------- accumulated products
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKENDS + ["numba"])
 def test_an_accumulated_product_is_one_product_after_the_loop(backend):
     a, xs = RNG.standard_normal((3, 3)) * 0.5, RNG.standard_normal((6, 4, 2))
     text = source(cases.accumulated, a, xs)
@@ -131,7 +131,7 @@ def test_an_accumulated_product_is_one_product_after_the_loop(backend):
                      accumulated_loop(a, xs))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("backend", BACKENDS + ["numba"])
 def test_accumulated_einsums_and_constant_operands_in_a_reverse_scan(backend):
     a, v = RNG.standard_normal((2, 2)) * 0.5, RNG.standard_normal(2)
     xs = RNG.standard_normal((5, 4, 2))

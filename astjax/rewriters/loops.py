@@ -47,6 +47,7 @@ def optimize_scans(func: Func) -> Func:
             if eqn.prim == "scan" and _known_length(eqn.params["length"]):
                 builder.loc, builder.note = eqn.loc, eqn.note
                 eqn = _hoist_xs_only(eqn)
+                builder.loc, builder.note = eqn.loc, eqn.note  # (inlining moved them)
                 _emit_accumulations(eqn, builder)
             else:
                 builder.eqns.append(eqn)
