@@ -245,3 +245,35 @@ def test_polygamma_runtime_against_mpmath():
         if m == 0.0:  # digamma's poles: vecmath follows scipy.special.digamma
             want = sp.digamma(specials)
         assert np.array_equal(got, want, equal_nan=True), (m, got, want)
+
+
+def _reshape_cases():
+    """(out shape, base shape) pairs with the same number of elements: splits, merges, size-1
+    dims on either side, and shapes that share no run of dims."""
+    rng = np.random.default_rng(3)
+    cases = [((64, 63), (64, 1, 63)), ((64, 1, 63), (64, 63)), ((4, 6), (2, 12)),
+             ((4, 6), (24,)), ((24,), (2, 3, 4)), ((2, 3, 4), (6, 4)), ((1, 5), (5, 1)),
+             ((), (1, 1)), ((1, 1), ())]
+    for _ in range(40):
+        factors = [int(f) for f in rng.choice([1, 2, 3, 4, 5], size=rng.integers(1, 5))]
+        cut = rng.permutation(factors)
+        out = [int(np.prod(part)) for part in np.array_split(factors, rng.integers(1, 4))]
+        base = [int(np.prod(part)) for part in np.array_split(cut, rng.integers(1, 4))]
+        cases.append((tuple(out), tuple(base)))
+    return cases
+
+
+@pytest.mark.parametrize("out, base", _reshape_cases())
+def test_reshape_index_maps_agree_with_numpy(out, base):
+    """Every index of the reshaped array reads the base element NumPy's reshape puts there;
+    a dim the reshape keeps is read with no division."""
+    from astjax.backends.numba import values as V
+    names = [f"i{k}" for k in range(len(out))]
+    exprs = V.reshape_index(names, out, base)
+    positions = np.arange(int(np.prod(out))).reshape(out)
+    for index in np.ndindex(*out):
+        env = dict(zip(names, index))
+        got = tuple(eval(str(e), {}, env) if not isinstance(e, int) else e for e in exprs)
+        assert positions.reshape(base)[got] == positions[index]
+    if out == (64, 63):
+        assert exprs == ["i0", 0, "i1"]

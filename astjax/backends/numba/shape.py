@@ -103,7 +103,7 @@ def _view(rule):
 
 
 def _reshape_index(eqn, shape, index):
-    return V.unravel(V.flatten(index, eqn.outs[0].aval.shape), shape)
+    return V.reshape_index(index, eqn.outs[0].aval.shape, shape)
 
 
 def view_reshape(fe, eqn, values):

@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from astjax.core.dims import pinned
+
+from astjax.core.dims import DimExpr, pinned
 
 SMALL_SIZE = 16  # values of at most this many elements live in scalar locals
 
@@ -164,6 +165,67 @@ def flatten(index, shape):
     for i, d in zip(index, shape):
         flat = add(mul(flat, d), i)
     return flat
+
+
+def reshape_index(index, out_shape, base_shape) -> list:
+    """The index in `base_shape` of `index` in `out_shape`, the same elements row-major.
+
+    Runs of dims whose sizes multiply to the same product on both sides are mapped each on
+    its own, and dims of size 1 read 0, so a dim a reshape keeps passes through with no
+    division (n x m -> n x 1 x m reads [i, 0, k], not [(i*m + k) // m, 0, (i*m + k) % m])."""
+    kept = [(i, d) for i, d in zip(index, out_shape) if not _is_one(d)]
+    slots = [k for k, d in enumerate(base_shape) if not _is_one(d)]
+    groups = _reshape_groups([d for _, d in kept], [base_shape[k] for k in slots])
+    if groups is None:
+        return unravel(flatten(index, out_shape), base_shape)
+    base = [0] * len(base_shape)
+    for (a, b), (c, d) in groups:
+        sizes = [size for _, size in kept[a:b]]
+        if b - a == 1 and d - c == 1:
+            values = [kept[a][0]]
+        else:
+            values = unravel(flatten([i for i, _ in kept[a:b]], sizes),
+                             [base_shape[k] for k in slots[c:d]])
+        for k, value in zip(slots[c:d], values):
+            base[k] = value
+    return base
+
+
+def _is_one(d) -> bool:
+    return isinstance(d, (int, np.integer)) and d == 1
+
+
+def _reshape_groups(out: list, base: list):
+    """[((out start, end), (base start, end))] of runs of dims with equal products (None
+    where the sizes do not split so). Symbolic sizes are grouped by their witnesses and
+    kept only when the products are the same expression."""
+    groups, i, j = [], 0, 0
+    while i < len(out) and j < len(base):
+        start, p, q = (i, j), out[i], base[j]
+        i, j = i + 1, j + 1
+        while _witness(p) != _witness(q):
+            if _witness(p) < _witness(q) and i < len(out):
+                p, i = p * out[i], i + 1
+            elif _witness(q) < _witness(p) and j < len(base):
+                q, j = q * base[j], j + 1
+            else:
+                return None
+        if not _same_size(p, q):
+            return None
+        groups.append(((start[0], i), (start[1], j)))
+    return groups if i == len(out) and j == len(base) else None
+
+
+def _witness(d) -> int:
+    return d.witness if isinstance(d, DimExpr) else int(d)
+
+
+def _same_size(p, q) -> bool:
+    """Whether two sizes are the same for every value of their symbols."""
+    diff = p - q
+    if isinstance(diff, DimExpr):
+        return all(c == 0 for c in diff.terms.values())
+    return diff == 0
 
 
 def unravel(flat, shape) -> list:
