@@ -128,7 +128,7 @@ def _multiply_adds(eqn) -> float:
         return math.sqrt(float(a) * b * max(out, 1))
     sizes = {}
     for term, operand in zip(inputs.split(","), eqn.ins):
-        for label, axis in zip(term.strip(), range(len(term.strip()))):
+        for axis, label in enumerate(term.strip()):
             sizes[label] = _dims_size(operand, (axis,))
     summed = [n for label, n in sizes.items() if label not in output]
     return float(out) * math.prod(summed)

@@ -15,7 +15,6 @@ import math
 
 import numpy as np
 
-
 from astjax.core.dims import DimExpr, pinned
 
 SMALL_SIZE = 16  # values of at most this many elements live in scalar locals
