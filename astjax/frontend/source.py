@@ -109,9 +109,9 @@ def _placeholder(head: str, n_lines: int) -> list:
 def _stand_in(lines: list, node, after: int):
     """A left-out definition's whole span as `def name(): ...` (its head, `def name(): `),
     from the line after `after` (the previous statement's last line: the blank and comment
-    lines between are folded in): all the module's scopes need of it is the name it binds (a header with its parameters,
-    decorators and the comments above it cost 30-45 nodes).  None where a decorator could
-    bind a name itself (an assignment expression)."""
+    lines between are folded in): all the module's scopes need of it is the name it binds
+    (a header with its parameters, decorators and the comments above it cost 30-45 nodes).
+    None where a decorator could bind a name itself (an assignment expression)."""
     if any(":=" in "".join(lines[d.lineno - 1:d.end_lineno]) for d in node.decorator_list):
         return None
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])

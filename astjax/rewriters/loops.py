@@ -19,13 +19,15 @@ result differs from the loop's only by the order of a sum.
 """
 import numpy as np
 
-from astjax.core.avals import AVal
 from astjax.core.bind import Builder, bind, building
 from astjax.core.dims import DimExpr, by_size
 from astjax.core.inline import inline
+from astjax.core.closure import free_vars
 from astjax.core.ir import Eqn, Func, Var, sub_funcs
+from astjax.core.prims.control import stacked
 from astjax.core.simplify import effectful, eliminate_dead_code, prune_loop
 
+from .ad.residuals import nbytes
 from .batching.vmap import vmap_func
 
 CONTRACTIONS = ("dot_general", "einsum")
@@ -90,6 +92,7 @@ class _Scan:
         self.consts = params[:self.nc]
         self.carries = params[self.nc:self.nc + self.ncar]
         self.xs = params[self.nc + self.ncar:]
+        self.xs_ids = {q.id for q in self.xs}
         # a body param -> the scan's operand for it (the whole xs array for an xs)
         self.operand = {q.id: a for q, a in zip(params, eqn.ins)}
 
@@ -102,19 +105,9 @@ class _Scan:
         return prune_loop(eqn, {v.id for v in eqn_outs})
 
 
-def _stack_bytes(avals: list, length):
-    """Bytes of `avals` stacked `length` times."""
-    total = 0
-    for a in avals:
-        count = length
-        for d in a.shape:
-            count = count * d
-        total = total + count * np.dtype(a.dtype).itemsize
-    return total
-
-
-def _fits(avals: list, length) -> bool:
-    return by_size(lambda: _stack_bytes(avals, length) <= HOIST_BYTES)
+def _fits(values: list, length) -> bool:
+    """Whether `values` stacked `length` times stay within HOIST_BYTES."""
+    return by_size(lambda: length * nbytes(values) <= HOIST_BYTES)
 
 
 # ------------------------------------------------------------------------- xs-only products
@@ -123,23 +116,22 @@ def _hoist_xs_only(eqn: Eqn) -> Eqn:
     builder) and read by the body as extra xs."""
     scan = _Scan(eqn)
     candidates, products = _step_free_eqns(scan)
-    if not products or not _fits([v.aval for e in products for v in e.outs], scan.length):
+    if not products or not _fits([v for e in products for v in e.outs], scan.length):
         return eqn
     wanted = [v for e in products for v in e.outs]
-    needed = _ancestors(candidates, wanted)
-    inputs = [q for q in scan.consts + scan.xs if q.id in _read_ids(needed)]
+    needed = eliminate_dead_code(Func("", [], candidates, wanted)).eqns
+    inputs = free_vars([], needed, wanted)  # (the constants and slices of xs they read)
     part = Func(f"{scan.body.name}_all_steps", inputs, needed, wanted, scan.body.loc)
-    xs_ids = _xs_ids(scan)
     try:
-        batched = vmap_func(part, [q.id in xs_ids for q in inputs], scan.length)
+        batched = vmap_func(part, [q.id in scan.xs_ids for q in inputs], scan.length)
     except Exception:  # (a rewrite for speed that cannot be made leaves the loop as it is)
         return eqn
-    stacked = inline(batched, [scan.operand[q.id] for q in inputs])
+    all_steps = inline(batched, [scan.operand[q.id] for q in inputs])
     hoisted = {id(e) for e in products}
     eqns = [e for e in scan.body.eqns if id(e) not in hoisted]
     # the products' results become params of the body: the equations reading them are unchanged
     return scan.rebuilt(scan.body.params + wanted, eqns, scan.body.outs,
-                        list(eqn.ins) + stacked, eqn.outs, scan.ncar)
+                        list(eqn.ins) + all_steps, eqn.outs, scan.ncar)
 
 
 def _step_free_eqns(scan: _Scan) -> tuple:
@@ -147,7 +139,7 @@ def _step_free_eqns(scan: _Scan) -> tuple:
     read a slice of xs). Such an equation reads only constants, literals, slices of xs and
     (through earlier ones) values computed from them: batched over xs, it is the same work."""
     invariant = {q.id for q in scan.consts}
-    varying = _xs_ids(scan)
+    varying = set(scan.xs_ids)
     found, products = [], []
     for e in scan.body.eqns:
         if effectful(e) or any(True for _ in sub_funcs(e)):
@@ -165,29 +157,14 @@ def _step_free_eqns(scan: _Scan) -> tuple:
     return found, products
 
 
-def _ancestors(eqns: list, wanted: list) -> list:
-    """The equations of `eqns` that computing `wanted` needs, in order."""
-    live = {v.id for v in wanted}
-    kept = []
-    for e in reversed(eqns):
-        if any(v.id in live for v in e.outs):
-            kept.append(e)
-            live.update(a.id for a in e.ins if isinstance(a, Var))
-    return kept[::-1]
-
-
-def _read_ids(eqns: list) -> set:
-    return {a.id for e in eqns for a in e.ins if isinstance(a, Var)}
-
-
 # ------------------------------------------------------------------------- accumulations
 def _emit_accumulations(eqn: Eqn, builder: Builder) -> None:
     """Emit eqn without its accumulated-product carries, then each carry's total."""
     scan = _Scan(eqn)
     found = _accumulations(scan)
     stacks = _stacked_operands(scan, found)
-    new_ys = [v for v in stacks.values() if v is not None and v.id not in _xs_ids(scan)]
-    if not found or not _fits([v.aval for v in new_ys], scan.length):
+    new_ys = [v for v in stacks.values() if v is not None and v.id not in scan.xs_ids]
+    if not found or not _fits(new_ys, scan.length):
         builder.eqns.append(eqn)
         return
     new_eqn, ys_stacks = _without_carries(scan, {j for j, _, _ in found},
@@ -212,19 +189,11 @@ def _without_carries(scan: _Scan, dropped: set, updates: set, new_ys: list) -> t
     params = scan.consts + [scan.carries[j] for j in keep] + scan.xs
     ins = (list(eqn.ins[:scan.nc]) + [eqn.ins[scan.nc + j] for j in keep]
            + list(eqn.ins[scan.nc + scan.ncar:]))
-    ys_stacks = [Var(_stacked_aval(v.aval, scan.length), v.hint) for v in new_ys]
+    ys_stacks = [Var(stacked(v.aval, scan.length), v.hint) for v in new_ys]
     eqn_outs = ([eqn.outs[j] for j in keep] + eqn.outs[scan.ncar:ys_end] + ys_stacks
                 + eqn.outs[ys_end:])
     eqns = [e for e in body.eqns if id(e) not in updates]
     return scan.rebuilt(params, eqns, outs, ins, eqn_outs, len(keep)), ys_stacks
-
-
-def _xs_ids(scan: _Scan) -> set:
-    return {q.id for q in scan.xs}
-
-
-def _stacked_aval(aval, length):
-    return AVal((length,) + tuple(aval.shape), aval.dtype)
 
 
 def _accumulations(scan: _Scan) -> list:
@@ -244,11 +213,12 @@ def _accumulations(scan: _Scan) -> list:
             continue
         term = others[0]
         product = defined.get(term.id)
+        # (the product cannot read the carry: the carry's one reader is this update, whose
+        # one reader is the body's output)
         if (product is not None and product.prim in CONTRACTIONS and _linear_form(product)
                 and reads[term.id] == 1  # (else the step computes it anyway)
                 and tuple(term.aval.shape) == tuple(carry.aval.shape)
-                and term.aval.dtype == carry.aval.dtype
-                and carry.id not in _depends_on(body, product)):
+                and term.aval.dtype == carry.aval.dtype):
             found.append((j, update, product))
     return found
 
@@ -268,21 +238,6 @@ def _read_counts(body: Func) -> dict:
         if isinstance(o, Var):
             counts[o.id] = counts.get(o.id, 0) + 1
     return counts
-
-
-def _depends_on(body: Func, target: Eqn) -> set:
-    """Ids of the body's values that `target`'s operands are computed from (params included)."""
-    defined = {v.id: e for e in body.eqns for v in e.outs}
-    seen, todo = set(), [a for a in target.ins if isinstance(a, Var)]
-    while todo:
-        v = todo.pop()
-        if v.id in seen:
-            continue
-        seen.add(v.id)
-        e = defined.get(v.id)
-        if e is not None:
-            todo.extend(a for a in e.ins if isinstance(a, Var))
-    return seen
 
 
 def _stacked_operands(scan: _Scan, found: list) -> dict:

@@ -76,9 +76,7 @@ def _compiled_seconds(func: Func) -> tuple:
         else:  # (a matrix-vector product or a broadcast one is memory-bound: elementwise)
             per_element = (COMPILED_PER_MATH_ELEMENT_S if eqn.prim in TRANSCENDENTAL
                            else COMPILED_PER_ELEMENT_S)
-            elements = max([_size(v) for v in eqn.outs] + [_size(v) for v in eqn.ins],
-                           default=0)
-            total += COMPILED_PER_PRIMITIVE_S + per_element * elements
+            total += COMPILED_PER_PRIMITIVE_S + per_element * _elements(eqn)
     return products, total
 
 
@@ -105,8 +103,7 @@ def _eqn_seconds(eqn) -> float:
     if kind == "contraction":
         return PER_PRIMITIVE_S + 2 * _multiply_adds(eqn) / FLOPS
     per_element = PER_MATH_ELEMENT_S if prim in TRANSCENDENTAL else PER_ELEMENT_S
-    elements = max([_size(v) for v in eqn.outs] + [_size(v) for v in eqn.ins], default=0)
-    return PER_PRIMITIVE_S + per_element * elements
+    return PER_PRIMITIVE_S + per_element * _elements(eqn)
 
 
 def _is_matrix_product(eqn) -> bool:
@@ -134,17 +131,18 @@ def _multiply_adds(eqn) -> float:
     return float(out) * math.prod(summed)
 
 
-def _dims_size(value, axes) -> int:
+def _elements(eqn) -> int:
+    """The elements an elementwise-like equation goes over: its largest operand or result."""
+    return max([_size(v) for v in eqn.outs] + [_size(v) for v in eqn.ins], default=0)
+
+
+def _dims_size(value, axes=None) -> int:
+    """The product of `value`'s sizes along `axes` (all of them by default); a symbolic or
+    unknown size counts 1."""
     shape = getattr(getattr(value, "aval", None), "shape", ())
     return math.prod(d if isinstance(d, int) and d > 0 else 1
-                     for i, d in enumerate(shape) if i in axes)
+                     for i, d in enumerate(shape) if axes is None or i in axes)
 
 
 def _size(value) -> int:
-    aval = getattr(value, "aval", None)
-    if aval is None:
-        return 1
-    size = 1
-    for d in aval.shape:
-        size *= d if isinstance(d, int) and d > 0 else 1
-    return size
+    return _dims_size(value)

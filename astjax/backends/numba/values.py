@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from astjax.core.dims import DimExpr, pinned
+from astjax.core.dims import DimExpr, concrete, pinned
 
 SMALL_SIZE = 16  # values of at most this many elements live in scalar locals
 
@@ -198,25 +198,22 @@ def _reshape_groups(out: list, base: list):
     """[((out start, end), (base start, end))] of runs of dims with equal products (None
     where the sizes do not split so). Symbolic sizes are grouped by their witnesses and
     kept only when the products are the same expression."""
+    out_w, base_w = concrete(out), concrete(base)
     groups, i, j = [], 0, 0
     while i < len(out) and j < len(base):
-        start, p, q = (i, j), out[i], base[j]
+        start, p, q, pw, qw = (i, j), out[i], base[j], out_w[i], base_w[j]
         i, j = i + 1, j + 1
-        while _witness(p) != _witness(q):
-            if _witness(p) < _witness(q) and i < len(out):
-                p, i = p * out[i], i + 1
-            elif _witness(q) < _witness(p) and j < len(base):
-                q, j = q * base[j], j + 1
+        while pw != qw:
+            if pw < qw and i < len(out):
+                p, pw, i = p * out[i], pw * out_w[i], i + 1
+            elif qw < pw and j < len(base):
+                q, qw, j = q * base[j], qw * base_w[j], j + 1
             else:
                 return None
         if not _same_size(p, q):
             return None
         groups.append(((start[0], i), (start[1], j)))
     return groups if i == len(out) and j == len(base) else None
-
-
-def _witness(d) -> int:
-    return d.witness if isinstance(d, DimExpr) else int(d)
 
 
 def _same_size(p, q) -> bool:

@@ -84,9 +84,14 @@ def scan_impl(body_fn, *operands, num_consts, num_carry, length, reverse=False, 
     return _unwrap(tuple(carry) + tuple(ys))
 
 
+def stacked(aval: AVal, length) -> AVal:
+    """The abstract value of `length` steps' `aval`s stacked, as a scan's ys are."""
+    return AVal((length,) + tuple(aval.shape), aval.dtype)
+
+
 def _scan_abstract(*avals, body, num_consts, num_carry, length, reverse=False, num_tape=0):
     outs = body.out_avals
-    ys = [AVal((length,) + a.shape, a.dtype) for a in outs[num_carry:]]
+    ys = [stacked(a, length) for a in outs[num_carry:]]
     return list(avals[num_consts:num_consts + num_carry]) + ys
 
 

@@ -72,12 +72,13 @@ def _too_large(residuals: list, carries: list, length) -> bool:
     way of which is right for every size: `by_size`)."""
     if isinstance(length, (int, np.integer)) and length < 0:
         return False  # (the reverse of a while loop: its length is known only when it runs)
-    per_step, per_carry = _nbytes(residuals), _nbytes(carries)
+    per_step, per_carry = nbytes(residuals), nbytes(carries)
     return by_size(lambda: per_step * length > RECOMPUTE_BYTES
                    and per_step > RECOMPUTE_RATIO * per_carry)
 
 
-def _nbytes(values: list):
+def nbytes(values: list):
+    """Bytes of one each of `values` (symbolic sizes stay symbolic)."""
     total = 0
     for v in values:
         count = 1

@@ -20,9 +20,9 @@ output's shape before any broadcast is summed away. Only that reverse-sweep work
 select; the forward pass and the cotangents of straight-line code are unchanged.
 """
 from astjax.core import primitives
-from astjax.core.avals import AVal
 from astjax.core.bind import Builder, bind, building
 from astjax.core.ir import Eqn, Func, Var
+from astjax.core.prims.control import stacked
 from astjax.core.simplify import eliminate_dead_code
 from astjax.errors import TransformError
 
@@ -148,7 +148,7 @@ def _taped(eqn: Eqn, sweeps: dict) -> Eqn:
     """Loops keep what the reverse sweep needs: a scan its residuals (recorded in `sweeps`),
     a while loop the carry at the start of every iteration."""
     if eqn.prim == "while_loop":
-        tape = [Var(_stacked(v.aval, -1), f"{v.hint or 'carry'}_tape") for v in eqn.outs]
+        tape = [Var(stacked(v.aval, -1), f"{v.hint or 'carry'}_tape") for v in eqn.outs]
         return Eqn(eqn.outs + tape, "while_loop_taped", eqn.ins, eqn.params, eqn.loc, eqn.note)
     if eqn.prim == "scan" and any(differentiable(a) for a in eqn.ins):
         taped, sweeps[id(taped)] = _taped_scan(eqn)
@@ -163,10 +163,6 @@ def _taped_scan(eqn: Eqn) -> tuple:
     body, sweep = split_scan_body(p["body"], p["num_consts"], p["num_carry"], p["length"],
                                   vjp_func)
     residuals = body.outs[len(body.outs) - sweep.num_residuals:] if sweep.num_residuals else []
-    tape = [Var(_stacked(aval(v), p["length"]), f"{user_name(v, 'r')}_res") for v in residuals]
+    tape = [Var(stacked(aval(v), p["length"]), f"{user_name(v, 'r')}_res") for v in residuals]
     params = dict(p, body=body, num_tape=len(tape))
     return Eqn(eqn.outs + tape, "scan", eqn.ins, params, eqn.loc, eqn.note), sweep
-
-
-def _stacked(aval, length):
-    return AVal((length,) + aval.shape, aval.dtype)
