@@ -212,6 +212,30 @@ def nbody_energy(pos, mass):
     return -0.5 * jnp.sum(pair)
 
 
+def logreg_loss(w, x, y):
+    z = jnp.dot(x, w)
+    return jnp.logaddexp(0.0, z) - y * z
+
+
+def dense_tanh(x, w, b):
+    return jnp.tanh(x @ w + b)
+
+
+def train_linear(w, x, y):
+    def loss(w):
+        return jnp.mean((x @ w - y) ** 2)
+
+    return lax.fori_loop(0, 20, lambda i, w: w - 0.1 * astjax.grad(loss)(w), w)
+
+
+def vector_matrix(v, a):
+    return jnp.exp(v @ a)
+
+
+def scaled_outer(a, b):
+    return jnp.outer(a, b) * 2.0 + 1.0
+
+
 def masked_halving(x, running):
     """A batched-style while loop whose flags start out disagreeing with its test: a lane whose
     flag is false still has its test recomputed once while another lane runs."""
@@ -247,4 +271,19 @@ def fusion_cases() -> dict:
                                                     rng.random(7) + 0.5)),
         "grad_nbody": (astjax.jit(astjax.grad(nbody_energy)), (rng.standard_normal((7, 3)),
                                                                rng.random(7) + 0.5)),
+        # matrix-vector products past the small-product size: loop nests, not BLAS calls
+        "per_example_grads": (astjax.jit(astjax.vmap(astjax.grad(logreg_loss),
+                                                     in_axes=(None, 0, 0))),
+                              (rng.standard_normal(150).astype(f32),
+                               rng.standard_normal((600, 150)).astype(f32),
+                               (rng.random(600) > 0.5).astype(f32))),
+        "dense_tanh_vector": (astjax.jit(dense_tanh), (rng.standard_normal((600, 150)),
+                                                       rng.standard_normal(150) * 0.1, 0.5)),
+        "train_linear_fori": (astjax.jit(train_linear),
+                              (np.zeros(40, f32), rng.standard_normal((150, 40)).astype(f32),
+                               rng.standard_normal(150).astype(f32))),
+        "vector_matrix": (astjax.jit(vector_matrix), (rng.standard_normal(300) * 0.05,
+                                                      rng.standard_normal((300, 400)))),
+        "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
+                                                    rng.standard_normal(60).astype(f32))),
     }

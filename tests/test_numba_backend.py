@@ -155,6 +155,29 @@ def test_row_normalisation_is_one_loop_nest_over_rows(compiled, name):
     assert "np.empty" not in "\n".join(_loop_body(source, loops[0].strip()))
 
 
+def test_matrix_vector_product_joins_the_pass_that_rereads_its_matrix(compiled):
+    """Per-example gradients: x @ w and the outer product that reads x again become one
+    parallel loop over x's rows, x read in memory order, no BLAS call."""
+    *_, fn = compiled("per_example_grads")
+    source = fn.source
+    assert not _calls_blas(source), source
+    loops = _top_level_loops(source)
+    assert len(loops) == 1 and "numba.prange" in loops[0], source
+
+
+@pytest.mark.parametrize("name", ["dense_tanh_vector", "train_linear_fori", "vector_matrix"])
+def test_matrix_vector_product_stays_blas_where_a_pass_gains_nothing(compiled, name):
+    """A matrix nothing else reads (tanh(x @ w)), rows too short for the per-row work
+    (40 wide), or a sum down the matrix's columns (v @ a): BLAS."""
+    *_, fn = compiled(name)
+    assert _calls_blas(fn.source), fn.source
+
+
+def _calls_blas(source: str) -> bool:
+    code = "\n".join(line.split("#")[0] for line in source.splitlines())
+    return re.search(r"(?<![\w.])np\.dot\(|rt\.batched_dot\(", code) is not None
+
+
 def test_small_state_loop_allocates_nothing(compiled):
     """A loop over a 2-element state keeps it in scalar locals: its body (forward steps and
     the reverse sweep) allocates nothing."""

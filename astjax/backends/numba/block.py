@@ -360,14 +360,25 @@ class Block:
             self.elementwise(eqn)
         elif eqn.prim in REDUCERS and self.reduction(eqn):
             pass
+        elif eqn.prim in INLINE and self._nests_read_by(eqn) and self.written_in_place(eqn):
+            pass  # equations in its place join the open nest, where a view would close it
         elif eqn.prim in VIEW and self.view(eqn):
             pass
-        elif eqn.prim in INLINE and INLINE[eqn.prim](self, eqn):
+        elif eqn.prim in INLINE and self.written_in_place(eqn):
             pass
         elif eqn.prim in EMIT:
             EMIT[eqn.prim](self, eqn)
         else:
             self.opaque(eqn)
+
+    def written_in_place(self, eqn) -> bool:
+        """An INLINE rule: equations written in place of `eqn`, which then reads nothing."""
+        if not INLINE[eqn.prim](self, eqn):
+            return False
+        for atom in eqn.ins:
+            if isinstance(atom, Var):
+                self.users.get(atom.id, set()).discard(id(eqn))
+        return True
 
     def _nests_read_by(self, eqn) -> list:
         return [n for n in self.nests if n.reads_member(eqn) or n.reads_final(eqn)]
@@ -384,6 +395,10 @@ class Block:
             self.flush(nest)
         for nest in self.nests:
             if list(nest.dims) == list(out.aval.shape) and nest.join_elementwise(eqn):
+                return
+        for nest in self.nests:  # a value per row of a row nest: computed in its row loop
+            if nest.k and list(nest.dims[:nest.k]) == list(out.aval.shape) \
+                    and nest.join_elementwise(eqn, leading=True):
                 return
         if any(d < 0 for d in out.aval.shape):
             self.bind(out, self._dynamic_elementwise(eqn))

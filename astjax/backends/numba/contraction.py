@@ -13,7 +13,7 @@ from astjax.core.avals import AVal
 
 from .emit import FOLD, INLINE, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
 from .layout import out_aval, shape_text
-from .values import Array, View, mapped
+from .values import Array, View
 
 
 def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines: list) -> str:
@@ -343,44 +343,118 @@ VIEW.set("einsum", view_einsum)
 
 # ---------------------------------------------------------------- products as loop nests
 INLINE_WORK = 4096  # multiply-adds below which a loop nest beats a BLAS call's overhead
+# multiply-adds per element read or written below which a product is bound by memory (a
+# matrix-vector product: about 1): as a loop nest it is one pass over its matrix that its
+# producers and consumers join, where BLAS would take a pass of its own
+MEMORY_BOUND = 2
+ROW_MIN = 128  # summed elements per row below which the per-row work costs more than a pass
 
 
 def inline_contraction(fe, eqn, labelled) -> bool:
     """A contraction emitted as the elementwise product of its operands over (output labels,
-    summed labels) and a sum over the summed ones: a loop nest whose row reduction is the
-    dot product, so the consumers of the result fuse with it.  For small products only: a
-    BLAS call costs about a microsecond, and beats loops on anything bigger (measured on
-    matrix-vector products too)."""
-    values = [fe.value(a) for a in eqn.ins]
-    if any(d < 0 for v in values for d in v.shape):
+    summed labels) and a sum over the summed ones: a loop nest whose reduction is the dot
+    product, so the producers and consumers of the result fuse with it.  For small products
+    (a BLAS call costs about a microsecond), memory-bound ones that read their largest operand
+    in memory order (one pass over a matrix instead of BLAS's pass of its own) and products
+    that sum over nothing (an outer product is a broadcast multiply).
+
+    The operands reach the product's domain by transposes and broadcasts written as
+    equations, so an operand still being computed by a loop nest joins it as an alias."""
+    avals = [a.aval for a in eqn.ins]
+    if any(d < 0 for a in avals for d in a.shape):
         return False
-    inputs, output, sizes = labelled(eqn, values)
+    inputs, output, sizes = labelled(eqn, avals)
+    if any(len(set(labels)) != len(labels) for labels in inputs):
+        return False  # a repeated label (a diagonal): the plain lowering
     summed = [lab for lab in sizes if lab not in output]
     work = math.prod(sizes[lab] for lab in output + summed)
-    if not summed or by_size(lambda: work > INLINE_WORK):
+    domain = _domain(inputs, output, summed, avals)
+    if summed and by_size(lambda: work > INLINE_WORK) and \
+            not _streams(fe, eqn, inputs, domain, summed, work):
         return False
-    out = eqn.outs[0]
-    domain = output + summed
+    out, dtype = eqn.outs[0], eqn.outs[0].aval.dtype
     shape = tuple(sizes[lab] for lab in domain)
-    operands = []
-    for value, labels, atom in zip(values, inputs, eqn.ins):
-        at = [domain.index(lab) for lab in labels]
-        view = mapped(AVal(shape, atom.aval.dtype), value,
-                      lambda index, at=at, dims=value.shape: [index[j] if d != 1 else 0
-                                                              for j, d in zip(at, dims)])
-        var = Var(view.aval, "operand")
-        fe.bind(var, view)
-        operands.append(var)
-    product = Var(AVal(shape, out.aval.dtype), fe.base_name(out, eqn.prim) + "_terms")
+    operands = [_to_domain(fe, eqn, atom, labels, domain, shape)
+                for atom, labels in zip(eqn.ins, inputs)]
+    kept = [lab for lab in domain if lab in output]
+    target = out if kept == list(output) else \
+        Var(AVal(tuple(sizes[lab] for lab in kept), dtype), "product")
     terms = operands[0]
     for k, operand in enumerate(operands[1:]):
-        last = k == len(operands) - 2
-        step = product if last else Var(AVal(shape, out.aval.dtype), "terms")
-        fe.equation(Eqn([step], "mul", [terms, operand], {}, eqn.loc, eqn.note))
+        last = k == len(operands) - 2 and not summed
+        step = target if last else Var(AVal(shape, dtype), fe.base_name(out, eqn.prim) + "_terms")
+        _emit(fe, eqn, step, "mul", [terms, operand])
         terms = step
-    axes = tuple(range(len(output), len(domain)))
-    fe.equation(Eqn([out], "reduce_sum", [terms], {"axes": axes}, eqn.loc, eqn.note))
+    if summed:
+        axes = tuple(sorted(domain.index(lab) for lab in summed))
+        _emit(fe, eqn, target, "reduce_sum", [terms], axes=axes)
+    if target is not out:
+        _emit(fe, eqn, out, "transpose", [target],
+              permutation=tuple(kept.index(lab) for lab in output))
     return True
+
+
+def _domain(inputs, output, summed, avals) -> list:
+    """The loop nest's axes (labels), outermost first: the largest operand's own order (so it
+    is read in memory order), after the labels it lacks, output ones first."""
+    own = list(inputs[_largest([math.prod(a.shape) for a in avals])])
+    rest = [lab for lab in list(output) + summed if lab not in own]
+    return rest + own
+
+
+def _to_domain(fe, eqn, atom, labels, domain, shape):
+    """`atom` (axes labelled `labels`) transposed and broadcast to the domain's shape."""
+    order = sorted(range(len(labels)), key=lambda t: domain.index(labels[t]))
+    if order != list(range(len(labels))):
+        moved = Var(AVal(tuple(atom.aval.shape[t] for t in order), atom.aval.dtype), "operand")
+        _emit(fe, eqn, moved, "transpose", [atom], permutation=tuple(order))
+        atom, labels = moved, [labels[t] for t in order]
+    if tuple(atom.aval.shape) == shape:
+        return atom
+    wide = Var(AVal(shape, atom.aval.dtype), "operand")
+    _emit(fe, eqn, wide, "broadcast_in_dim", [atom], shape=shape,
+          broadcast_dimensions=tuple(domain.index(lab) for lab in labels))
+    return wide
+
+
+def _emit(fe, eqn, out, prim, ins, **params):
+    """One equation written in place of `eqn` (with its location and note)."""
+    fe.expand([Eqn([out], prim, list(ins), params, eqn.loc, eqn.note)])
+
+
+def _streams(fe, eqn, inputs, domain, summed, work) -> bool:
+    """Whether a product is better as a pass of the loop nest over its matrix than as a BLAS
+    call: memory-bound (a matrix times a vector), summing along the matrix's rows in memory
+    order, rows long enough for the per-row work after the sum (scalar code, one row at a
+    time) not to dominate, and a matrix that other work reads or writes in the same pass
+    (its producer, or a consumer such as a gradient's outer product).  A BLAS
+    matrix-vector product alone is faster than the nest's sum (measured: 1.5-2x)."""
+    avals = [a.aval for a in eqn.ins]
+    sizes = [math.prod(a.shape) for a in avals]
+    moved = sum(sizes) + math.prod(eqn.outs[0].aval.shape)
+    if by_size(lambda: work >= MEMORY_BOUND * moved):
+        return False
+    largest = _largest(sizes)
+    labels = inputs[largest]
+    inner = list(range(len(domain) - len(summed), len(domain)))
+    if not labels or labels[-1] != domain[-1] or \
+            sorted(domain.index(lab) for lab in summed) != inner:
+        return False
+    row = math.prod(avals[largest].shape[labels.index(lab)] for lab in summed)
+    if by_size(lambda: row < ROW_MIN):
+        return False
+    matrix = eqn.ins[largest]
+    return isinstance(matrix, Var) and (len(fe.users.get(matrix.id, ())) > 1 or
+                                        any(n.member(matrix) for n in fe.nests))
+
+
+def _largest(sizes) -> int:
+    """The index of the largest size (the first of equals), sizes compared by their witness."""
+    best = 0
+    for k in range(1, len(sizes)):
+        if by_size(lambda: sizes[k] > sizes[best]):
+            best = k
+    return best
 
 
 INLINE["dot_general"] = lambda fe, eqn: inline_contraction(fe, eqn, _dot_labels)

@@ -86,9 +86,10 @@ class Nest:
     def rank(self) -> int:
         return len(self.dims)
 
-    def _default_axis(self, j: int, r: int, size, used) -> int:
-        """The domain axis an output axis j (of r) lands on by right alignment, or None."""
-        a = self.rank - r + j
+    def _default_axis(self, j: int, r: int, size, used, leading=False) -> int:
+        """The domain axis an output axis j (of r) lands on by right alignment (by left
+        alignment when `leading`), or None."""
+        a = j if leading else self.rank - r + j
         if a < 0 or a in used:
             return None
         if self.dims[a] == size:
@@ -110,7 +111,9 @@ class Nest:
         if self.k is not None:
             self.k += extra
 
-    def join_elementwise(self, eqn) -> bool:
+    def join_elementwise(self, eqn, leading=False) -> bool:
+        """Join an elementwise equation; `leading`: axes no member fixes are the domain's
+        leading ones (a per-row value of a row nest) rather than its trailing ones."""
         out = eqn.outs[0].aval
         if self.reads_final(eqn) or any(d < 0 for d in out.shape):
             return False
@@ -135,13 +138,13 @@ class Nest:
                 continue
             varies = any(self.member(a) is None and _varies(a, j, r) for a in eqn.ins)
             if varies:
-                a = self._default_axis(j, r, out.shape[j], set(out_map))
+                a = self._default_axis(j, r, out.shape[j], set(out_map), leading)
                 if a is None:
                     return False
                 out_map[j] = a
         for j in range(r):  # broadcast axes get a loop too: a stored result is written whole
             if out_map[j] is None and out.shape[j] != 1:
-                out_map[j] = self._default_axis(j, r, out.shape[j], set(out_map))
+                out_map[j] = self._default_axis(j, r, out.shape[j], set(out_map), leading)
                 if out_map[j] is None:
                     return False
         for j, a in enumerate(out_map):
