@@ -165,22 +165,43 @@ def test_the_choice_is_recorded_and_read_back_by_a_new_process(tmp_path):
     cache = str(tmp_path / "cache")
     first = run_program("settle", cache)
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "medians of" in first.stdout and "STAGE settled" in first.stdout, first.stdout
+    assert "fastest of" in first.stdout and "STAGE settled" in first.stdout, first.stdout
     (path,) = [os.path.join(cache, "auto", n) for n in os.listdir(os.path.join(cache, "auto"))]
     with open(path) as f:
-        winner = json.load(f)["winner"]
+        recorded = json.load(f)
+    winner = recorded["winner"]
+    loser = "xla_s" if winner == "numba" else "numba_s"
+    _rewrite(path, dict(recorded, **{loser: 10 * recorded[winner + "_s"]}))  # (not close)
     second = run_program("settle", cache)
     assert second.returncode == 0, second.stderr[-3000:]
     assert f"running on {winner} (the recorded choice)" in second.stdout, second.stdout
-    assert "medians of" not in second.stdout and "compiled before" in second.stdout
+    assert "fastest of" not in second.stdout and "compiled before" in second.stdout
+
+    _rewrite(path, dict(recorded, numba_s=1.0, xla_s=1.1))  # a close call: timed again
+    close = run_program("settle", cache)
+    assert close.returncode == 0, close.stderr[-3000:]
+    assert "was a close call: timing again" in close.stdout, close.stdout
+    assert "fastest of" in close.stdout, close.stdout
 
     with open(path, "w") as f:  # a corrupted record: ignored, timed again, rewritten
         f.write('{"winner": "num')
     third = run_program("settle", cache)
     assert third.returncode == 0, third.stderr[-3000:]
-    assert "medians of" in third.stdout, third.stdout
+    assert "fastest of" in third.stdout, third.stdout
     with open(path) as f:
         assert json.load(f)["winner"] in ("xla", "numba")
+
+
+def _rewrite(path, rec):
+    with open(path, "w") as f:
+        json.dump(rec, f)
+
+
+def test_a_close_call_is_not_decisive():
+    assert record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.3})
+    assert not record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.2})
+    assert not record.decisive({"winner": "xla", "numba_s": 1.2, "xla_s": 1.0})
+    assert record.decisive({"winner": "xla"})  # (nothing timed: trusted as it is)
 
 
 def test_records_that_do_not_say_a_tier_are_ignored(tmp_path, monkeypatch):

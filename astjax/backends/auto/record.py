@@ -4,7 +4,7 @@ A record is a small JSON file in `cache_root()/auto/`, named by a digest of the 
 reference module (its NumPy source and constants) and the versions of what compiled it: an
 edited function, new constants or a new Numba or jaxlib never read an old record. A record
 that cannot be read, or does not say what a record says, is ignored (and rewritten when the
-function settles again).
+function settles again); so is a close call (`decisive`), which the next process times again.
 """
 import functools
 import glob
@@ -16,6 +16,7 @@ from astjax.core.files import cache_root, content_digest, write_atomic
 from astjax.core.ir import Func
 
 TIERS = ("xla", "numba", "numpy")
+CLOSE = 1.25  # timings nearer than this factor are a close call, timed again
 
 
 def key(func: Func, origin: str) -> str:
@@ -67,6 +68,15 @@ def read(record_key: str):
     if record["winner"] == "numba" and not isinstance(record.get("module"), str):
         return None
     return record
+
+
+def decisive(record: dict) -> bool:
+    """Whether the record's two timings (when it has them) are CLOSE or further apart.  A
+    closer call may have been decided by whatever else ran on the machine while it was
+    timed, so the next process times it again (and rewrites the record)."""
+    times = [t for name, t in record.items() if name.endswith("_s")
+             and isinstance(t, (int, float)) and t > 0]
+    return len(times) != 2 or max(times) >= CLOSE * min(times)
 
 
 def write(record_key: str, record: dict) -> None:
