@@ -89,19 +89,20 @@ class JitFunction:
         if shared.x64 != config.x64_enabled():  # entries typed under the other flag
             shared.fast.clear()
             shared.x64 = config.x64_enabled()
-        if not kwargs and shared.fast:  # repeat call on plain arrays: no binding, no pytrees
-            found = shared.fast.get(_array_key(args))
+        plain = None if kwargs else _plain_call(args)
+        if plain is not None and shared.fast:  # a repeat call on arrays in tuples, lists and
+            found = shared.fast.get(plain[0])  # dicts: no binding, no general pytree code
             if found is not None:
                 entry, call = found
                 if not entry.spec.dependencies or entry.stale_reason() is None:
                     self.last = entry
-                    return entry.finish(call(*args))
+                    return entry.finish(call(*plain[1]))
         entry, leaves = self.lookup(args, kwargs)
-        if not kwargs and len(leaves) == len(args) and all(a is b for a, b in zip(leaves, args)) \
-                and not entry.spec.implicit:
-            key = _array_key(args)  # every argument is itself one dynamic array leaf
-            if key is not None:  # the shapes in the key fix the backend's callable too
-                shared.fast[key] = (entry, entry.callable_for(args))
+        if plain is not None and len(leaves) == len(plain[1]) and not entry.spec.implicit \
+                and all(a is b for a, b in zip(leaves, plain[1])):
+            # the leaves are the arguments' arrays as they are (none static, none converted);
+            # the shapes in the key fix the backend's callable too
+            shared.fast[plain[0]] = (entry, entry.callable_for(leaves))
         return entry.run(leaves)
 
     def _entries(self) -> "SharedEntries":
@@ -320,16 +321,40 @@ def _same(current, value) -> bool:
     return False
 
 
-def _array_key(args):
-    """(shape, dtype) of each argument when all are NumPy arrays (astjax's included), else None.
-
-    Such a call has one dynamic leaf per argument, so this key decides the entry as the full
-    key (tree, leaf signatures, static values) does."""
+def _plain_call(args):
+    """(key, leaves) when the arguments are NumPy arrays (astjax's included), bare or in
+    tuples, lists, string-or-number-keyed dicts and None, else None.  The key holds the
+    containers' types and keys and each array's shape and dtype, so it decides the entry as
+    the full key (tree, leaf signatures, static values) does; the leaves are the arrays in
+    tree_flatten's order."""
+    if all(isinstance(a, np.ndarray) for a in args):  # (the common case, kept short)
+        return tuple((a.shape, a.dtype) for a in args), args
+    leaves: list = []
     try:
-        return tuple((a.shape, a.dtype) for a in args if isinstance(a, np.ndarray)) \
-            if all(isinstance(a, np.ndarray) for a in args) else None
-    except TypeError:
+        return ("tree",) + tuple(_plain_node(a, leaves) for a in args), leaves
+    except (_NotPlain, TypeError):  # (TypeError: dict keys that do not sort)
         return None
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _plain_node(x, leaves: list):
+    if isinstance(x, np.ndarray):
+        leaves.append(x)
+        return x.shape, x.dtype
+    kind = type(x)
+    if kind is tuple or kind is list:
+        return kind, tuple(_plain_node(v, leaves) for v in x)
+    if kind is dict:
+        names = sorted(x)
+        if not all(type(k) in (str, int) for k in names):
+            raise _NotPlain
+        return dict, tuple(names), tuple(_plain_node(x[k], leaves) for k in names)
+    if x is None:
+        return None
+    raise _NotPlain
 
 
 def _current_line():

@@ -1,4 +1,5 @@
 """jit: per-signature caching, recompilation reasons, stale globals, static arguments, pytrees."""
+import importlib
 import logging
 
 import numpy as np
@@ -121,8 +122,7 @@ def test_make_source_for_example_arguments():
 
 
 def test_repeat_calls_on_plain_arrays_skip_argument_binding(monkeypatch):
-    import sys
-    jit_module = sys.modules["astjax.compiled"]
+    jit_module = importlib.import_module("astjax.compiled")
 
     def scale(x, y):
         return x * y + 1.0
@@ -137,6 +137,34 @@ def test_repeat_calls_on_plain_arrays_skip_argument_binding(monkeypatch):
     np.testing.assert_array_equal(f(x64, 3 * x64), np.full(3, 4.0))
     with pytest.raises(AssertionError, match="bound its arguments"):
         f(np.ones(4), np.ones(4))                         # a new shape takes the full path
+
+
+def test_repeat_calls_on_containers_of_arrays_skip_argument_binding(monkeypatch):
+    """Arrays in dicts, tuples, lists and None (a model's parameters) take the fast path too;
+    a container of another kind, or other keys or shapes, is a different call."""
+    jit_module = importlib.import_module("astjax.compiled")
+
+    def affine(params, xs):
+        a, b = xs
+        return {"y": a @ params["w"] + params["b"], "z": b * 2.0}
+    f = astjax.jit(affine)
+    rng = np.random.default_rng(0)
+    params = {"w": rng.standard_normal((3, 2)), "b": rng.standard_normal(2)}
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal(5)
+    f(params, (a, b)), f(params, [a, b])
+
+    def no_binding(*args, **kwargs):
+        raise AssertionError("a repeat call bound its arguments again")
+    monkeypatch.setattr(jit_module, "split_arguments", no_binding)
+    for xs in ((a, b), [a, b]):
+        out = f(params, xs)
+        np.testing.assert_allclose(out["y"], a @ params["w"] + params["b"])
+        np.testing.assert_allclose(out["z"], b * 2.0)
+    for other in ({"w": params["w"], "b": params["b"][:1]},           # another shape
+                  {"w": params["w"], "c": params["b"]},               # another key
+                  {"w": params["w"], "b": 1.5}):                      # a Python scalar
+        with pytest.raises(AssertionError, match="bound its arguments"):
+            f(other, (a, b))
 
 
 def test_the_fast_path_notices_a_changed_global(monkeypatch):

@@ -159,13 +159,26 @@ def _ZERO_COPY():
     return _jaxlib()[0].HostBufferSemantics.ZERO_COPY
 
 
+@functools.lru_cache(maxsize=None)
+def _COPY_NOW():
+    return _jaxlib()[0].HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+ALIGNMENT = 64  # bytes: the CPU client aliases host memory aligned to this, else copies
+
+
 def put_array(array: np.ndarray, device):
     """A device buffer holding a NumPy array (the call path of a compiled function).
 
-    On the CPU the buffer may alias the array (no copy): the caller must not let the array
-    change while a computation reading it runs (compiled functions wait for their results)."""
+    On the CPU the buffer aliases an aligned array (no copy): the caller must not let the array
+    change while a computation reading it runs (compiled functions wait for their results).
+    A misaligned array (NumPy aligns only to 16 bytes) is copied at once: asked to alias it,
+    jaxlib copies it too, but on another thread and twice as slowly (800 KB: 84-103 us against
+    42-45 us, measured)."""
+    aligned = array.ctypes.data % ALIGNMENT == 0
     return _jaxlib()[0].batched_device_put(_shape(array.shape, array.dtype), _sharding(device),
-                                           [array], [device], True, False, _ZERO_COPY(), True)
+                                           [array], [device], True, False,
+                                           _ZERO_COPY() if aligned else _COPY_NOW(), True)
 
 
 def runner(executable, results: list, device):
