@@ -232,6 +232,13 @@ def vector_matrix(v, a):
     return jnp.exp(v @ a)
 
 
+def einsum_forms(a, b, c):
+    t = jnp.tanh(a) * 2.0  # (a value its products read while its loop nest is open)
+    return (jnp.einsum("ij->ji", t), jnp.einsum("ij->i", t), jnp.einsum("ij,j->ij", t, b),
+            jnp.einsum("ij,j,i->", t, b, c), jnp.einsum("ij,j->i", t, b),
+            jnp.einsum("ij,kj->ik", t, t))
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -284,6 +291,9 @@ def fusion_cases() -> dict:
                                rng.standard_normal(150).astype(f32))),
         "vector_matrix": (astjax.jit(vector_matrix), (rng.standard_normal(300) * 0.05,
                                                       rng.standard_normal((300, 400)))),
+        "einsum_forms": (astjax.jit(einsum_forms), (rng.standard_normal((300, 200)),
+                                                    rng.standard_normal(200),
+                                                    rng.standard_normal(300))),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
     }

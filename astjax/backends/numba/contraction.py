@@ -367,6 +367,8 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     if any(len(set(labels)) != len(labels) for labels in inputs):
         return False  # a repeated label (a diagonal): the plain lowering
     summed = [lab for lab in sizes if lab not in output]
+    if not summed and len(avals) < 2:
+        return False  # a transpose or a broadcast, not a product
     work = math.prod(sizes[lab] for lab in output + summed)
     domain = _domain(inputs, output, summed, avals)
     if summed and by_size(lambda: work > INLINE_WORK) and \
