@@ -239,6 +239,12 @@ def einsum_forms(a, b, c):
             jnp.einsum("ij,kj->ik", t, t))
 
 
+def einsum_streamed(a, b, u):
+    t = jnp.tanh(a) * 2.0  # read by every product below: each is a pass of t's loop nest
+    return (jnp.einsum("abk,k->ba", t, b), jnp.einsum("abk,ka->ab", t, u),
+            jnp.einsum("abk,ka->ba", t, u), t)
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -294,6 +300,9 @@ def fusion_cases() -> dict:
         "einsum_forms": (astjax.jit(einsum_forms), (rng.standard_normal((300, 200)),
                                                     rng.standard_normal(200),
                                                     rng.standard_normal(300))),
+        "einsum_streamed": (astjax.jit(einsum_streamed), (rng.standard_normal((6, 5, 140)),
+                                                          rng.standard_normal(140),
+                                                          rng.standard_normal((140, 6)))),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
     }

@@ -302,6 +302,22 @@ def is_symbolic(d) -> bool:
     return isinstance(d, DimExpr)
 
 
+def known_equal(a, b) -> bool:
+    """Whether two sizes are equal for every size this specialisation serves: by the algebra,
+    or by an equality among the facts recorded so far.  Never asks the witness, so never
+    records a fact (unequal or undecided is False)."""
+    diff = a - b
+    if not isinstance(diff, DimExpr):
+        return diff == 0
+    low, high = _bounds(diff)
+    if low == high == 0:
+        return True
+    stack = _stack()
+    keys = (diff.key, (-diff).key)
+    return bool(stack) and any(f.op == "==" and f.holds and f.expr.key in keys
+                               for f in stack[-1].items)
+
+
 def current_facts():
     """The Facts being recorded now (None outside `recording`)."""
     stack = _stack()

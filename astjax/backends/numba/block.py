@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from astjax.core.avals import AVal
-from astjax.core.dims import DimExpr, single_symbol, spelling
+from astjax.core.dims import DimExpr, known_equal, single_symbol, spelling
 from astjax.core.ir import Func, Lit, Var
 from astjax.core.printer import Namer, RESERVED
 from astjax.core.table import get
@@ -397,8 +397,10 @@ class Block:
             if list(nest.dims) == list(out.aval.shape) and nest.join_elementwise(eqn):
                 return
         for nest in self.nests:  # a value per row of a row nest: computed in its row loop
-            if nest.k and list(nest.dims[:nest.k]) == list(out.aval.shape) \
-                    and nest.join_elementwise(eqn, leading=True):
+            rows = nest.dims[:nest.k] if nest.k else []
+            if rows and len(rows) == len(out.aval.shape) and \
+                    all(known_equal(a, b) for a, b in zip(rows, out.aval.shape)) and \
+                    nest.join_elementwise(eqn, leading=True):
                 return
         if any(d < 0 for d in out.aval.shape):
             self.bind(out, self._dynamic_elementwise(eqn))

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from astjax.core.dims import by_size, pinned
+from astjax.core.dims import by_size, known_equal, pinned
 from astjax.core.prims.contraction import _einsum_labels, _einsum_output
 
 from astjax.core.ir import Eqn, Var
@@ -343,10 +343,6 @@ VIEW.set("einsum", view_einsum)
 
 # ---------------------------------------------------------------- products as loop nests
 INLINE_WORK = 4096  # multiply-adds below which a loop nest beats a BLAS call's overhead
-# multiply-adds per element read or written below which a product is bound by memory (a
-# matrix-vector product: about 1): as a loop nest it is one pass over its matrix that its
-# producers and consumers join, where BLAS would take a pass of its own
-MEMORY_BOUND = 2
 ROW_MIN = 128  # summed elements per row below which the per-row work costs more than a pass
 
 
@@ -370,10 +366,11 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     if not summed and len(avals) < 2:
         return False  # a transpose or a broadcast, not a product
     work = math.prod(sizes[lab] for lab in output + summed)
-    domain = _domain(inputs, output, summed, avals)
-    if summed and by_size(lambda: work > INLINE_WORK) and \
-            not _streams(fe, eqn, inputs, domain, summed, work):
-        return False
+    domain = list(output) + summed
+    if summed and by_size(lambda: work > INLINE_WORK):
+        domain = _domain(inputs, output, summed)
+        if not _streams(fe, eqn, inputs, domain, summed):
+            return False
     out, dtype = eqn.outs[0], eqn.outs[0].aval.dtype
     shape = tuple(sizes[lab] for lab in domain)
     operands = [_to_domain(fe, eqn, atom, labels, domain, shape)
@@ -396,12 +393,18 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     return True
 
 
-def _domain(inputs, output, summed, avals) -> list:
-    """The loop nest's axes (labels), outermost first: the largest operand's own order (so it
-    is read in memory order), after the labels it lacks, output ones first."""
-    own = list(inputs[_largest([math.prod(a.shape) for a in avals])])
+def _domain(inputs, output, summed) -> list:
+    """A streamed product's loop nest axes (labels), outermost first: the widest operand's own
+    order (so it is read in memory order), after the labels it lacks, output ones first."""
+    own = list(inputs[_widest(inputs)])
     rest = [lab for lab in list(output) + summed if lab not in own]
     return rest + own
+
+
+def _widest(inputs) -> int:
+    """The operand with the most axes (the first of equals): chosen by structure alone, so
+    the choice holds for every size (a size comparison would be a fact on symbolic sizes)."""
+    return max(range(len(inputs)), key=lambda k: (len(inputs[k]), -k))
 
 
 def _to_domain(fe, eqn, atom, labels, domain, shape):
@@ -411,8 +414,9 @@ def _to_domain(fe, eqn, atom, labels, domain, shape):
         moved = Var(AVal(tuple(atom.aval.shape[t] for t in order), atom.aval.dtype), "operand")
         _emit(fe, eqn, moved, "transpose", [atom], permutation=tuple(order))
         atom, labels = moved, [labels[t] for t in order]
-    if tuple(atom.aval.shape) == shape:
-        return atom
+    if len(labels) == len(domain) and all(known_equal(d, s) for d, s in
+                                          zip(atom.aval.shape, shape)):
+        return atom  # (compared by structure: a size compared by its witness is a fact)
     wide = Var(AVal(shape, atom.aval.dtype), "operand")
     _emit(fe, eqn, wide, "broadcast_in_dim", [atom], shape=shape,
           broadcast_dimensions=tuple(domain.index(lab) for lab in labels))
@@ -424,39 +428,26 @@ def _emit(fe, eqn, out, prim, ins, **params):
     fe.expand([Eqn([out], prim, list(ins), params, eqn.loc, eqn.note)])
 
 
-def _streams(fe, eqn, inputs, domain, summed, work) -> bool:
+def _streams(fe, eqn, inputs, domain, summed) -> bool:
     """Whether a product is better as a pass of the loop nest over its matrix than as a BLAS
-    call: memory-bound (a matrix times a vector), summing along the matrix's rows in memory
-    order, rows long enough for the per-row work after the sum (scalar code, one row at a
-    time) not to dominate, and a matrix that other work reads or writes in the same pass
-    (its producer, or a consumer such as a gradient's outer product).  A BLAS
-    matrix-vector product alone is faster than the nest's sum (measured: 1.5-2x)."""
-    avals = [a.aval for a in eqn.ins]
-    sizes = [math.prod(a.shape) for a in avals]
-    moved = sum(sizes) + math.prod(eqn.outs[0].aval.shape)
-    if by_size(lambda: work >= MEMORY_BOUND * moved):
-        return False
-    largest = _largest(sizes)
-    labels = inputs[largest]
+    call: memory-bound (one operand has every label, so the multiply-adds are no more than
+    its elements: a matrix times a vector), summing along that matrix's rows in memory order,
+    rows long enough for the per-row work after the sum (scalar code, one row at a time) not
+    to dominate, and a matrix that other work reads or writes in the same pass (its producer,
+    or a consumer such as a gradient's outer product).  A BLAS matrix-vector product alone is
+    faster than the nest's sum (measured: 1.5-2x)."""
+    widest = _widest(inputs)
+    labels = inputs[widest]
     inner = list(range(len(domain) - len(summed), len(domain)))
-    if not labels or labels[-1] != domain[-1] or \
+    if set(labels) != set(domain) or labels[-1] != domain[-1] or \
             sorted(domain.index(lab) for lab in summed) != inner:
         return False
-    row = math.prod(avals[largest].shape[labels.index(lab)] for lab in summed)
-    if by_size(lambda: row < ROW_MIN):
+    matrix = eqn.ins[widest]
+    if not isinstance(matrix, Var) or not (len(fe.users.get(matrix.id, ())) > 1 or
+                                           any(n.member(matrix) for n in fe.nests)):
         return False
-    matrix = eqn.ins[largest]
-    return isinstance(matrix, Var) and (len(fe.users.get(matrix.id, ())) > 1 or
-                                        any(n.member(matrix) for n in fe.nests))
-
-
-def _largest(sizes) -> int:
-    """The index of the largest size (the first of equals), sizes compared by their witness."""
-    best = 0
-    for k in range(1, len(sizes)):
-        if by_size(lambda: sizes[k] > sizes[best]):
-            best = k
-    return best
+    row = math.prod(matrix.aval.shape[labels.index(lab)] for lab in summed)
+    return not by_size(lambda: row < ROW_MIN)
 
 
 INLINE["dot_general"] = lambda fe, eqn: inline_contraction(fe, eqn, _dot_labels)
