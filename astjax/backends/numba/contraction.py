@@ -350,9 +350,9 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     """A contraction emitted as the elementwise product of its operands over (output labels,
     summed labels) and a sum over the summed ones: a loop nest whose reduction is the dot
     product, so the producers and consumers of the result fuse with it.  For small products
-    (a BLAS call costs about a microsecond), memory-bound ones that read their largest operand
-    in memory order (one pass over a matrix instead of BLAS's pass of its own) and products
-    that sum over nothing (an outer product is a broadcast multiply).
+    (a BLAS call costs about a microsecond), memory-bound ones that a pass over their matrix
+    in memory order already makes (see `_streamed`) and products that sum over nothing (an
+    outer product is a broadcast multiply).
 
     The operands reach the product's domain by transposes and broadcasts written as
     equations, so an operand still being computed by a loop nest joins it as an alias."""
@@ -368,8 +368,8 @@ def inline_contraction(fe, eqn, labelled) -> bool:
     work = math.prod(sizes[lab] for lab in output + summed)
     domain = list(output) + summed
     if summed and by_size(lambda: work > INLINE_WORK):
-        domain = _domain(inputs, output, summed)
-        if not _streams(fe, eqn, inputs, domain, summed):
+        domain = _streamed(fe, eqn, inputs, summed)
+        if domain is None:
             return False
     out, dtype = eqn.outs[0], eqn.outs[0].aval.dtype
     shape = tuple(sizes[lab] for lab in domain)
@@ -391,14 +391,6 @@ def inline_contraction(fe, eqn, labelled) -> bool:
         _emit(fe, eqn, out, "transpose", [target],
               permutation=tuple(kept.index(lab) for lab in output))
     return True
-
-
-def _domain(inputs, output, summed) -> list:
-    """A streamed product's loop nest axes (labels), outermost first: the widest operand's own
-    order (so it is read in memory order), after the labels it lacks, output ones first."""
-    own = list(inputs[_widest(inputs)])
-    rest = [lab for lab in list(output) + summed if lab not in own]
-    return rest + own
 
 
 def _widest(inputs) -> int:
@@ -428,26 +420,26 @@ def _emit(fe, eqn, out, prim, ins, **params):
     fe.expand([Eqn([out], prim, list(ins), params, eqn.loc, eqn.note)])
 
 
-def _streams(fe, eqn, inputs, domain, summed) -> bool:
-    """Whether a product is better as a pass of the loop nest over its matrix than as a BLAS
-    call: memory-bound (one operand has every label, so the multiply-adds are no more than
-    its elements: a matrix times a vector), summing along that matrix's rows in memory order,
-    rows long enough for the per-row work after the sum (scalar code, one row at a time) not
-    to dominate, and a matrix that other work reads or writes in the same pass (its producer,
-    or a consumer such as a gradient's outer product).  A BLAS matrix-vector product alone is
-    faster than the nest's sum (measured: 1.5-2x)."""
+def _streamed(fe, eqn, inputs, summed):
+    """The loop nest's axes (labels, outermost first) when a product is better as a pass of
+    the nest over its matrix than as a BLAS call, else None: memory-bound (one operand has
+    every label, so the multiply-adds are no more than its elements: a matrix times a
+    vector), summing along that matrix's rows (the axes are its own, in memory order), rows
+    long enough for the per-row work after the sum (scalar code, one row at a time) not to
+    dominate, and a matrix that other work reads or writes in the same pass (its producer,
+    or a consumer such as a gradient's outer product).  A BLAS matrix-vector product alone
+    is faster than the nest's sum (measured: 1.5-2x)."""
     widest = _widest(inputs)
-    labels = inputs[widest]
-    inner = list(range(len(domain) - len(summed), len(domain)))
-    if set(labels) != set(domain) or labels[-1] != domain[-1] or \
-            sorted(domain.index(lab) for lab in summed) != inner:
-        return False
+    domain = list(inputs[widest])
+    if set(domain) != set(summed) | {lab for labels in inputs for lab in labels} or \
+            domain[len(domain) - len(summed):] != sorted(summed, key=domain.index):
+        return None
     matrix = eqn.ins[widest]
     if not isinstance(matrix, Var) or not (len(fe.users.get(matrix.id, ())) > 1 or
                                            any(n.member(matrix) for n in fe.nests)):
-        return False
-    row = math.prod(matrix.aval.shape[labels.index(lab)] for lab in summed)
-    return not by_size(lambda: row < ROW_MIN)
+        return None
+    row = math.prod(matrix.aval.shape[domain.index(lab)] for lab in summed)
+    return None if by_size(lambda: row < ROW_MIN) else domain
 
 
 INLINE["dot_general"] = lambda fe, eqn: inline_contraction(fe, eqn, _dot_labels)
