@@ -306,8 +306,8 @@ def held_compile(monkeypatch):
     from astjax.backends import xla
     release, real = threading.Event(), xla.compile_func
 
-    def compile_func(func, origin="?"):
-        call = real(func, origin)
+    def compile_func(func, origin="?", quick=False):
+        call = real(func, origin, quick=quick)
         prepare = call.prepare
 
         def held():
@@ -348,12 +348,78 @@ def test_a_heavy_first_call_compiles_xla_at_once(held_compile):
     assert len(f.last.call._xla) == 1 and not f.last.call._behind
 
 
+def two_searches(a, w):
+    """Two while loops and products: a compile estimated long (~0.3 s), on small arrays."""
+    def halve(v):
+        return lax.while_loop(lambda u: jnp.max(u) > 1.0, lambda u: u * 0.5, v)
+
+    def double(v):
+        return lax.while_loop(lambda u: jnp.max(u) < 100.0, lambda u: u * 2.0, v)
+    h = jnp.tanh(a @ w) @ w.T
+    return halve(jnp.abs(h) + 3.0), double(jnp.abs(a) + 0.1)
+
+
+def _two_searches_np(a, w):
+    h = np.abs(np.tanh(a @ w) @ w.T) + 3.0
+    while h.max() > 1.0:
+        h = h * 0.5
+    d = np.abs(a) + 0.1
+    while d.max() < 100.0:
+        d = d * 2.0
+    return h, d
+
+
+def test_a_long_compile_is_answered_by_a_quick_executable_meanwhile(held_compile, caplog):
+    caplog.set_level("INFO", logger="astjax")
+    f = astjax.jit(two_searches, backend="auto")
+    a, w = np.linspace(-2.0, 2.0, 24).reshape(4, 6), np.linspace(0.1, 0.9, 30).reshape(6, 5)
+    expected = _two_searches_np(a, w)
+    for _ in range(3):  # answered while the optimised compile is held
+        for got, want in zip(f(a, w), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+    tier = f.last.call
+    assert not tier._xla and len(tier._quick) == 1 and tier._numpy is None
+    assert "a quick XLA executable answers" in caplog.text
+    assert "quick (unoptimised) XLA while XLA compiles" in tier.report()
+    from astjax.backends import xla
+    from astjax.core.concretize import concretize, size_env
+    optimised = xla.compile_func(concretize(tier.func, size_env(tier.sources, ())), tier.origin)
+    assert not optimised.on_disk()  # (the quick executable is never stored)
+    held_compile.set()
+    tier.wait_behind(60)
+    for got, want in zip(f(a, w), expected):  # now on the optimised executable
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert len(tier._xla) == 1 and not tier._quick and not tier._behind
+    assert optimised.on_disk()
+
+
+def test_a_quick_executable_is_not_used_where_its_calls_would_cost_more_than_it_saves():
+    from astjax.backends.auto import estimate, tiered
+    from astjax.core.concretize import concretize, size_env, sizes_of
+
+    def scanned(x):
+        return lax.scan(lambda c, r: (c + jnp.sin(r), jnp.tanh(c)), x[0], x)
+
+    def concrete(fn, *args):
+        f = astjax.jit(fn, backend="auto")
+        f(*args)
+        tier = f.last.call
+        tier.wait_behind(60)
+        return concretize(tier.func, size_env(tier.sources, sizes_of(tier.sources, args)))
+
+    small, big = concrete(scanned, np.ones((8, 4))), concrete(scanned, np.ones((400, 20000)))
+    assert estimate.compile_seconds(small) == estimate.compile_seconds(big)
+    assert estimate.quick_seconds(big) > 1000 * estimate.quick_seconds(small)
+    assert estimate.quick_seconds(big) > tiered.QUICK_SHARE * estimate.compile_seconds(big)
+    assert estimate.quick_seconds(small) < tiered.QUICK_SHARE * estimate.compile_seconds(small)
+
+
 def test_a_failed_background_compile_warns_once_and_numpy_carries_on(monkeypatch):
     from astjax.backends import xla
     real = xla.compile_func
 
-    def compile_func(func, origin="?"):
-        call = real(func, origin)
+    def compile_func(func, origin="?", quick=False):
+        call = real(func, origin, quick=quick)
 
         def refuse():
             raise RuntimeError("no XLA today")

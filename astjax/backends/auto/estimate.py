@@ -4,6 +4,8 @@ compiled call goes to matrix products.
 
 The first two decide whether NumPy answers a new signature's first call while XLA compiles in
 the background: where one NumPy call is cheaper than the compile, the caller waits for neither.
+Where it is not and the compile is long, the same holds of an unoptimised XLA executable
+(compiled in a third of the time, its elementwise work several times slower).
 The share decides whether a Numba kernel is worth compiling at all: XLA's products are as fast
 as the BLAS calls the kernel makes (its small ones faster), so where products are most of the
 work the kernel has little to win and its compile would only take a core for seconds.
@@ -31,6 +33,9 @@ COMPILE_PER_PRODUCT_S = 0.05  # a dot_general (0.05-0.15 s)
 COMPILED_PER_ELEMENT_S = 0.3e-9
 COMPILED_PER_MATH_ELEMENT_S = 1e-9
 COMPILED_PER_PRIMITIVE_S = 0.3e-6
+# XLA with LLVM's optimisation off (client.compile's `quick`): its elementwise work and loops
+# are this many times slower (measured 2.4-4.4x); its products are the same library calls
+QUICK_SLOWDOWN = 5
 PRODUCT_INTENSITY = 8  # multiply-adds per element moved, below which a product is memory-bound
 # kinds whose NumPy implementations are slow or unbounded (a convolution in Python loops,
 # a factorisation, a sampler): never estimated, the function is compiled first
@@ -50,6 +55,13 @@ def compile_seconds(func: Func) -> float:
     return COMPILE_BASE_S + COMPILE_PER_PRIMITIVE_S * sum(counts.values()) + \
         COMPILE_PER_LOOP_S * (counts.get("scan", 0) + counts.get("while_loop", 0)) + \
         COMPILE_PER_PRODUCT_S * counts.get("dot_general", 0)
+
+
+def quick_seconds(func: Func) -> float:
+    """Seconds one call takes on XLA compiled with LLVM's optimisation off (a while loop's
+    body counted once: its trip count is not known)."""
+    products, total = _compiled_seconds(func)
+    return products + QUICK_SLOWDOWN * (total - products)
 
 
 def product_share(func: Func) -> float:

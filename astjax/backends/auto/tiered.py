@@ -2,7 +2,8 @@
 
 The stages, in order: `first` (XLA, or NumPy where XLA failed, runs every call while the
 function is not hot; where one NumPy call costs less than XLA's compile, NumPy answers new
-sizes while XLA compiles them in a thread), `compiling` (the Numba kernel is compiled in
+sizes while XLA compiles them in a thread, and where it does not but the compile is long, an
+XLA executable compiled without LLVM's optimisation answers instead), `compiling` (the Numba kernel is compiled in
 another process), `tuning` (the kernel agreed with the first tier on a real call; calls
 alternate between the two, timed) and `settled` (the winner runs every call; a call whose
 sizes break a fact the kernel relies on still goes to the first tier).
@@ -31,6 +32,8 @@ HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
 TRIALS = 5          # timed calls per tier before choosing (after one to warm up)
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
 LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
+QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
+QUICK_SHARE = 0.5   # ...if the quick executable's call costs under this share of the compile
 PRODUCT_SHARE = 0.75  # no Numba kernel where matrix products are this share of a call
 
 
@@ -47,6 +50,8 @@ class Tiered:
         self._behind: dict = {}    # concrete sizes -> the thread compiling them for XLA
         self._behind_failed: dict = {}  # concrete sizes -> why that compile failed
         self._behind_lock = threading.Lock()
+        self._quick: dict = {}     # concrete sizes -> unoptimised XLA callable answering meanwhile
+        self._compiles = 0         # XLA compiles made in a caller's thread (their calls are not timed)
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
         # What the specialisation knows of sizes (`x.shape[0] == 2`, so a 2-vector can live
@@ -82,10 +87,10 @@ class Tiered:
                 if self.stage == "tuning":
                     return self._tuning_call(args)
             return self(*args)
-        start, compiled = time.perf_counter(), len(self._xla)
+        start, compiled = time.perf_counter(), self._compiles
         out = self._first_call(args)
         self.calls += 1
-        if len(self._xla) == compiled:  # (a call that compiled says nothing of run time)
+        if self._compiles == compiled:  # (a call that compiled says nothing of run time)
             self.seconds += time.perf_counter() - start
         if self._moving.acquire(blocking=False):  # one thread moves tiers; the others run
             try:
@@ -127,9 +132,19 @@ class Tiered:
                     call = xla.compile_func(concrete, self.origin)
                     if self._light(call, concrete):
                         self._waiting[sizes] = call
+                    elif self._quick_first(call, concrete):
+                        self._waiting[sizes] = call
+                        self._quick[sizes] = xla.compile_func(concrete, self.origin, quick=True)
+                        self._compiles += 1
+                if sizes in self._quick:
+                    with paused():
+                        out = self._quick[sizes](*args)
+                    self._compile_behind(sizes)  # (after the answer: it had both cores)
+                    return out
                 if sizes not in self._waiting:
                     with paused():  # (it compiles at its first call)
                         self._xla[sizes] = call
+                        self._compiles += 1
                         return call(*args)
             else:
                 return call(*args)
@@ -137,6 +152,8 @@ class Tiered:
             if not fresh:  # it ran before: the error is the call's, not XLA's
                 raise
             self._xla.pop(sizes, None)  # (XLA compiles at the first call)
+            self._quick.pop(sizes, None)
+            self._waiting.pop(sizes, None)
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
@@ -156,6 +173,24 @@ class Tiered:
             return False
         log.info("%s: numpy answers while XLA compiles in the background (one call ~%.2g s "
                  "on numpy, the compile ~%.2g s)", self.name, numpy_s, compile_s)
+        return True
+
+    def _quick_first(self, call, concrete: Func) -> bool:
+        """Whether an XLA executable compiled without LLVM's optimisation (in about a third
+        of the time) should answer while the optimised one compiles in a thread: the compile
+        is estimated long, the quick executable's slower call costs well under what it
+        saves, and the optimised executable is not on disk."""
+        try:
+            compile_s = estimate.compile_seconds(concrete)
+            quick_s = estimate.quick_seconds(concrete)
+        except Exception:  # (a rough guess that failed decides nothing: compile now)
+            return False
+        if self.pinned or compile_s < QUICK_COMPILE_S or quick_s >= QUICK_SHARE * compile_s \
+                or call.on_disk():
+            return False
+        log.info("%s: a quick XLA executable answers while the optimised one compiles in the "
+                 "background (the compile ~%.2g s, one quick call ~%.2g s)", self.name,
+                 compile_s, quick_s)
         return True
 
     def _compile_behind(self, sizes) -> None:
@@ -184,6 +219,7 @@ class Tiered:
             self._behind_failed[sizes] = error
         else:
             self._xla[sizes] = call
+            self._quick.pop(sizes, None)
             log.info("%s: XLA is ready (compiled in the background in %.3g s)", self.name,
                      time.perf_counter() - start)
         finally:
@@ -193,9 +229,11 @@ class Tiered:
     def _while_compiling(self, sizes, args):
         failed = self._behind_failed.pop(sizes, None)
         if failed is not None:
+            self._quick.pop(sizes, None)
             self._drop("xla", failed)
             self.first = "numpy"
-        return self._numpy_tier()(*args)
+        quick = self._quick.get(sizes)
+        return quick(*args) if quick is not None else self._numpy_tier()(*args)
 
     def wait_behind(self, timeout: float = None) -> None:
         """Wait for the XLA compiles this function started behind NumPy answers."""
@@ -307,9 +345,9 @@ class Tiered:
     def _tuning_call(self, args):
         first, numba = self.trials["first"], self.trials["numba"]
         use_numba = len(numba) <= len(first) and self._numba_serves(args)
-        start, compiled = time.perf_counter(), len(self._xla)
+        start, compiled = time.perf_counter(), self._compiles
         out = _ready(self.numba(*args) if use_numba else self._first_call(args))
-        if len(self._xla) == compiled:  # (a call that compiled is not timed)
+        if self._compiles == compiled:  # (a call that compiled is not timed)
             (numba if use_numba else first).append(time.perf_counter() - start)
         if len(first) > TRIALS and len(numba) > TRIALS:  # (each tier's first call warms up)
             # the fastest call of each: other work on the machine only slows calls down (a
@@ -347,8 +385,10 @@ class Tiered:
 
     # ------------------------------------------------------------ what show() says
     def report(self) -> str:
-        first = "numpy while XLA compiles in the background" if self._behind or \
-            self._waiting else self.first
+        first = self.first
+        if self._behind or self._waiting:
+            first = "quick (unoptimised) XLA" if self._quick else "numpy"
+            first += " while XLA compiles in the background"
         where = {"first": f"{first} (a Numba kernel follows once it is hot)",
                  "compiling": f"{self.first} while its Numba kernel compiles in the background",
                  "tuning": f"{self.first} and numba, timed to choose",
