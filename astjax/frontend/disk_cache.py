@@ -155,7 +155,11 @@ def _file(path) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _astjax_digest() -> str:
-    """astjax's own source: another version of the front end writes other core form."""
+    """astjax's own source: another version of the front end writes other core form. Each
+    file counts by its size and modification time, as Python's own bytecode cache does:
+    reading and hashing its ~300 files took 10 ms of every process's first call, and an
+    edit that keeps both is not made by editors or installers (a touched file only costs
+    the cache its entries)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     h = hashlib.sha256()
     for folder, subfolders, files in sorted(os.walk(package)):
@@ -163,8 +167,8 @@ def _astjax_digest() -> str:
         for name in sorted(files):
             if name.endswith(".py"):
                 path = os.path.join(folder, name)
-                h.update(path[len(package):].encode())
-                h.update(_file(path).encode())
+                stat = os.stat(path)
+                h.update(f"{path[len(package):]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
     return h.hexdigest()
 
 
