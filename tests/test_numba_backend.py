@@ -4,6 +4,7 @@ Compilation dominates the cost, so every function is compiled once per module (t
 `compiled` fixture) and arguments are fixed (a new shape would be a new specialisation).
 Corpus arguments are hypothesis' simplest example with varied values, found deterministically.
 """
+import os
 import re
 
 import numpy as np
@@ -300,3 +301,40 @@ def test_reshape_index_maps_agree_with_numpy(out, base):
         assert positions.reshape(base)[got] == positions[index]
     if out == (64, 63):
         assert exprs == ["i0", 0, "i1"]
+
+
+FORK_PROGRAM = '''
+import os
+import numpy as np
+import astjax
+import astjax.numpy as jnp
+
+
+def wave(x):
+    return jnp.sin(x) * 2.0 + 1.0
+
+
+g = astjax.jit(wave, backend="numba")
+x = np.linspace(0.0, 1.0, 200_000)
+assert np.allclose(g(x), np.sin(x) * 2.0 + 1.0)  # a parallel loop has run
+import numba
+print("LAYER", numba.threading_layer(), flush=True)
+child = os.fork()
+if child == 0:
+    os._exit(0 if np.allclose(g(x), np.sin(x) * 2.0 + 1.0) else 3)
+print("CHILD", os.waitpid(child, 0)[1], flush=True)
+'''
+
+
+def test_a_process_forked_after_a_parallel_loop_carries_on(tmp_path):
+    """Parallel loops run on TBB (a dependency): GNU OpenMP, Numba's fallback, kills a child
+    forked after a parallel loop ran (`multiprocessing` forks)."""
+    import subprocess
+    import sys
+    program = tmp_path / "fork_after_parallel.py"
+    program.write_text(FORK_PROGRAM)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_THREADING_LAYER")}
+    done = subprocess.run([sys.executable, str(program)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LAYER tbb" in done.stdout and "CHILD 0" in done.stdout, done.stdout + done.stderr
