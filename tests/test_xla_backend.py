@@ -119,7 +119,7 @@ def test_stablehlo_carries_user_locations(capsys):
 def test_compile_error_points_at_user_line(monkeypatch):
     from astjax.backends.xla import client
 
-    def broken(text, num_replicas=1, host_callbacks=()):
+    def broken(text, num_replicas=1, host_callbacks=(), quick=False):
         line = next(k for k, t in enumerate(text.splitlines(), 1) if "stablehlo.multiply" in t)
         raise RuntimeError(f"UNKNOWN: -:{line}:5: error: something XLA dislikes")
     monkeypatch.setattr(client, "compile", broken)
