@@ -53,7 +53,8 @@ runpy.run_module("astjax.backends.auto.job", run_name="__main__")
 def compile_kernel(job: dict) -> None:
     from astjax.backends import numba as backend
     generated = backend.Generated(job["path"], job["import_name"], job["consts"], job["kernel"])
-    generated.kernel().compile(job["signature"])
+    with backend.kernel_options():
+        generated.kernel().compile(job["signature"])
 
 
 if __name__ == "__main__":

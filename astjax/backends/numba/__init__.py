@@ -18,10 +18,12 @@ Calling convention (`compile_func`): the generated top-level function takes C-co
 arrays and, for 0-d parameters, scalars of the parameter's dtype; the returned callable makes
 the inputs so and gives every 0-d result back as a NumPy scalar of its aval's dtype.
 """
+import contextlib
 import hashlib
 import importlib.util
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -32,6 +34,7 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import llvmlite  # noqa: E402
+import llvmlite.binding  # noqa: E402  (LLVM options: kernel_options)
 import numba  # noqa: E402
 import numba.core.errors  # noqa: E402
 
@@ -228,8 +231,39 @@ def runtime_files() -> list:
         [os.path.join(vecmath, f) for f in names]
 
 
+# LLVM's interleave count for the generated kernels' vectorised loops: each step works on this
+# many vectors at once, with as many partial sums. LLVM's own choice was 1 for our loop bodies
+# (long fused chains, reductions): a chain of math functions waited on its own latency and a
+# reduction on its single accumulator. Measured with the Numba backend on the shared bench,
+# 1 -> 4: chain_4M 7.6 -> 5.6 ms, softmax 1.60 -> 0.70 ms, layer_norm_gelu 1.64 -> 0.77 ms,
+# vmapped attention 1.47 -> 0.75 ms, rmsnorm_silu 1.43 -> 0.95 ms; nothing slower.
+INTERLEAVE = 4
+_OPTIONS_LOCK = threading.Lock()
+_options_depth = 0
+
+
+@contextlib.contextmanager
+def kernel_options():
+    """Numba compiles inside the block use the generated kernels' LLVM options (INTERLEAVE).
+    LLVM's options are process-wide, so they are set only around our kernels' compiles: a
+    user's own Numba code keeps LLVM's defaults."""
+    global _options_depth
+    with _OPTIONS_LOCK:
+        _options_depth += 1
+        if _options_depth == 1:
+            llvmlite.binding.set_option("", f"-force-vector-interleave={INTERLEAVE}")
+    try:
+        yield
+    finally:
+        with _OPTIONS_LOCK:
+            _options_depth -= 1
+            if _options_depth == 0:
+                llvmlite.binding.set_option("", "-force-vector-interleave=0")  # (LLVM's choice)
+
+
 def _runtime_fingerprint() -> str:
-    h = hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__}".encode())
+    h = hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__} "
+                       f"interleave {INTERLEAVE}".encode())
     for path in runtime_files():
         with open(path, "rb") as f:
             h.update(os.path.basename(path).encode() + b"\0" + f.read())
@@ -254,8 +288,12 @@ def _entry(kernel, func: Func):
     def call(*args):
         ready = [_argument(a, aval) for a, aval in zip(args, in_avals)]
         try:
-            result = kernel(*ready)
-        except numba.core.errors.NumbaError as err:  # compiled lazily, at the first call
+            if kernel.signatures:
+                result = kernel(*ready)
+            else:  # compiled (or loaded from the cache) at the first call
+                with kernel_options():
+                    result = kernel(*ready)
+        except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
         outs = result if len(out_avals) != 1 else (result,)
         outs = tuple(_result(v, aval) for v, aval in zip(outs, out_avals))
