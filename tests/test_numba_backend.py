@@ -338,3 +338,31 @@ def test_a_process_forked_after_a_parallel_loop_carries_on(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "LAYER tbb" in done.stdout and "CHILD 0" in done.stdout, done.stdout + done.stderr
+
+
+def test_kernel_compiles_interleave_their_vectorised_loops():
+    """Inside kernel_options, LLVM unrolls a vectorised loop into INTERLEAVE vectors per
+    step (more vector loads than LLVM's own choice gives a long body), and outside it a
+    user's Numba code keeps LLVM's defaults."""
+    import numba
+    from astjax.backends.numba import kernel_options
+
+    def vector_loads(fn):
+        asm = "\n".join(fn.inspect_asm().values())
+        return len(re.findall(r"vmovu[a-z]*\s+-?\w*\(%\w+,%\w+,\d\),\s*%[xyz]mm", asm))
+
+    from astjax.backends import vecmath
+
+    def affine(x, out):  # a long body: LLVM alone does not interleave it
+        for i in range(x.size):
+            out[i] = vecmath.log1p(vecmath.exp(-x[i] * x[i]) * vecmath.tanh(x[i]))
+
+    args = (np.ones(64, np.float32), np.empty(64, np.float32))
+    before = numba.njit(affine)
+    before(*args)
+    with kernel_options():
+        inside = numba.njit(affine)
+        inside(*args)
+    after = numba.njit(affine)
+    after(*args)
+    assert vector_loads(inside) > vector_loads(before) == vector_loads(after) > 0
