@@ -3,10 +3,10 @@
 The stages, in order: `first` (XLA, or NumPy where XLA failed, runs every call while the
 function is not hot; where one NumPy call costs less than XLA's compile, NumPy answers new
 sizes while XLA compiles them in a thread, and where it does not but the compile is long, an
-XLA executable compiled without LLVM's optimisation answers instead), `compiling` (the Numba kernel is compiled in
-another process), `tuning` (the kernel agreed with the first tier on a real call; calls
-alternate between the two, timed) and `settled` (the winner runs every call; a call whose
-sizes break a fact the kernel relies on still goes to the first tier).
+XLA executable compiled without LLVM's optimisation answers instead), `compiling` (the Numba
+kernel is compiled in another process), `tuning` (the kernel agreed with the first tier on a
+real call; calls alternate between the two, timed) and `settled` (the winner runs every call;
+a call whose sizes break a fact the kernel relies on still goes to the first tier).
 """
 import logging
 import os
@@ -50,8 +50,8 @@ class Tiered:
         self._behind: dict = {}    # concrete sizes -> the thread compiling them for XLA
         self._behind_failed: dict = {}  # concrete sizes -> why that compile failed
         self._behind_lock = threading.Lock()
-        self._quick: dict = {}     # concrete sizes -> unoptimised XLA callable answering meanwhile
-        self._compiles = 0         # XLA compiles made in a caller's thread (their calls are not timed)
+        self._quick: dict = {}     # concrete sizes -> unoptimised XLA answering meanwhile
+        self._compiles = 0         # XLA compiles in a caller's thread (those calls: not timed)
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
         # What the specialisation knows of sizes (`x.shape[0] == 2`, so a 2-vector can live
