@@ -245,6 +245,13 @@ def einsum_streamed(a, b, u):
             jnp.einsum("abk,ka->ba", t, u), t)
 
 
+def stacked_products(a, b):
+    """Products summing over two leading axes (a gradient's sum over a scan's stacked steps
+    and the batch): BLAS reads the operands transposed, no copy."""
+    return (jnp.einsum("tbi,tbj->ij", a, b), jnp.einsum("tbi,tbj->ji", a, b),
+            lax.dot_general(a, b, (((0, 1), (0, 1)), ((), ()))))
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -300,6 +307,8 @@ def fusion_cases() -> dict:
         "einsum_forms": (astjax.jit(einsum_forms), (rng.standard_normal((300, 200)),
                                                     rng.standard_normal(200),
                                                     rng.standard_normal(300))),
+        "stacked_products": (astjax.jit(stacked_products), (rng.standard_normal((50, 16, 64)),
+                                                            rng.standard_normal((50, 16, 48)))),
         "einsum_streamed": (astjax.jit(einsum_streamed), (rng.standard_normal((6, 5, 140)),
                                                           rng.standard_normal(140),
                                                           rng.standard_normal((140, 6)))),

@@ -174,6 +174,14 @@ def test_matrix_vector_product_stays_blas_where_a_pass_gains_nothing(compiled, n
     assert _calls_blas(fn.source), fn.source
 
 
+def test_products_over_leading_axes_read_their_operands_transposed(compiled):
+    """A product summing over an operand's leading axes (in memory order) hands BLAS the
+    operand reshaped and transposed: no transposed copy is made."""
+    *_, fn = compiled("stacked_products")
+    assert "ascontiguousarray" not in fn.source and ".T" in fn.source, fn.source
+    assert _calls_blas(fn.source), fn.source
+
+
 def _calls_blas(source: str) -> bool:
     code = "\n".join(line.split("#")[0] for line in source.splitlines())
     return re.search(r"(?<![\w.])np\.dot\(|rt\.batched_dot\(", code) is not None
