@@ -288,7 +288,7 @@ def _entry(kernel, func: Func):
     def call(*args):
         ready = [_argument(a, aval) for a, aval in zip(args, in_avals)]
         try:
-            if kernel.signatures:
+            if kernel.overloads:  # (a dict: cheaper to ask than .signatures)
                 result = kernel(*ready)
             else:  # compiled (or loaded from the cache) at the first call
                 with kernel_options():
