@@ -236,7 +236,8 @@ def runtime_files() -> list:
 # (long fused chains, reductions): a chain of math functions waited on its own latency and a
 # reduction on its single accumulator. Measured with the Numba backend on the shared bench,
 # 1 -> 4: chain_4M 7.6 -> 5.6 ms, softmax 1.60 -> 0.70 ms, layer_norm_gelu 1.64 -> 0.77 ms,
-# vmapped attention 1.47 -> 0.75 ms, rmsnorm_silu 1.43 -> 0.95 ms; nothing slower.
+# vmapped attention 1.47 -> 0.75 ms, rmsnorm_silu 1.43 -> 0.95 ms; the others moved within noise
+# (the most: nbody_grad 0.78 -> 0.84 ms). A cold compile takes ~5% longer.
 INTERLEAVE = 4
 _OPTIONS_LOCK = threading.Lock()
 _options_depth = 0
