@@ -442,11 +442,22 @@ class NestEmitter:
         if self.fe.module.target == "cuda":
             return False  # each iteration of the outer loop becomes a thread instead
         size = math.prod(self.nest.dims)
-        if by_size(lambda: size < E.PRANGE_MIN_SIZE) or any(m.kind == "acc" for m in self.nest.order):
+        if by_size(lambda: size < E.PRANGE_MIN_SIZE) or not self._accs_apart():
             return False
         if self.k >= 1:
             return True
         return not any(m.kind == "row" for m in self.nest.order)
+
+    def _accs_apart(self) -> bool:
+        """Whether every accumulator is indexed by the axis of the nest's first loop (the one
+        a parallel loop runs over): then each of that loop's iterations adds into slots of its
+        own (a gradient's sum over j of pair (i, j) terms, per i), and the loop may be
+        parallel."""
+        accs = [m for m in self.nest.order if m.kind == "acc"]
+        if not accs:
+            return True
+        first = next((a for a in range(self.nest.rank) if self.loop[a] != "0"), None)
+        return first is not None and all(first in m.out_map for m in accs)
 
     def _own_index(self, out_map, shape):
         return [self.loop[a] if a is not None else 0 for a in out_map][:len(shape)] \
