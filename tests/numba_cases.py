@@ -291,6 +291,8 @@ def fusion_cases() -> dict:
                                                     rng.random(7) + 0.5)),
         "grad_nbody": (astjax.jit(astjax.grad(nbody_energy)), (rng.standard_normal((7, 3)),
                                                                rng.random(7) + 0.5)),
+        "grad_nbody_parallel": (astjax.jit(astjax.grad(nbody_energy)),
+                                (rng.standard_normal((300, 3)), rng.random(300) + 0.5)),
         # matrix-vector products past the small-product size: loop nests, not BLAS calls
         "per_example_grads": (astjax.jit(astjax.vmap(astjax.grad(logreg_loss),
                                                      in_axes=(None, 0, 0))),

@@ -174,6 +174,16 @@ def test_matrix_vector_product_stays_blas_where_a_pass_gains_nothing(compiled, n
     assert _calls_blas(fn.source), fn.source
 
 
+def test_a_nest_accumulating_per_first_loop_index_runs_in_parallel(compiled):
+    """The pair gradient adds, for each i, pair (i, j) terms over j into slots of row i: the
+    loop over i is parallel (its accumulator's slots are apart), while the sum over i into
+    slots of j stays a serial loop."""
+    *_, fn = compiled("grad_nbody_parallel")
+    loops = [line.strip() for line in fn.source.splitlines() if line.startswith("    for ")]
+    assert loops[0].startswith("for i in numba.prange("), fn.source
+    assert any(line.startswith("for ") and "prange" not in line for line in loops[1:]), fn.source
+
+
 def test_products_over_leading_axes_read_their_operands_transposed(compiled):
     """A product summing over an operand's leading axes (in memory order) hands BLAS the
     operand reshaped and transposed: no transposed copy is made."""
