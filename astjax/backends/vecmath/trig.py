@@ -277,9 +277,10 @@ def _sin_cos_f32_fast(x, kind):
 
     sin(x) = (-1)**n sin(x - n pi),             n = rint(x/pi)
     cos(x) = (-1)**n sin(x - (n - 1/2) pi),     n = rint(x/pi + 1/2)
-    m*pi is subtracted in three fmas with pi in three float32 parts: the first is exact
-    (m * A and x are multiples of A's last bit, and the difference is below 2), the others
-    round once each, near an ulp of r where x is close to a multiple of pi.
+    m*pi is subtracted in three fmas with pi in three float32 parts: from |x| >= 2 on the
+    first is exact (m * A and x are multiples of half A's last bit, and the difference is
+    below 2), the others round once each, near an ulp of r where x is close to a multiple
+    of pi.
     """
     xs = select(_fabs(x) < F32_TRIG_LIMIT, x, x.f(0.0))
     if kind == "sin":
