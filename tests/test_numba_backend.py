@@ -363,13 +363,12 @@ def test_kernel_compiles_interleave_their_vectorised_loops():
     step (more vector loads than LLVM's own choice gives a long body), and outside it a
     user's Numba code keeps LLVM's defaults."""
     import numba
+    from astjax.backends import vecmath
     from astjax.backends.numba import kernel_options
 
     def vector_loads(fn):
         asm = "\n".join(fn.inspect_asm().values())
         return len(re.findall(r"vmovu[a-z]*\s+-?\w*\(%\w+,%\w+,\d\),\s*%[xyz]mm", asm))
-
-    from astjax.backends import vecmath
 
     def affine(x, out):  # a long body: LLVM alone does not interleave it
         for i in range(x.size):

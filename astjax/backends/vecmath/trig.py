@@ -196,10 +196,10 @@ def _reduce_fast(x):
     return n.to_int(), rh, rl
 
 
-def _slow_trig(x):
-    """Lanes that need Payne-Hanek: huge and finite."""
+def _slow_trig(x, limit=FAST_TRIG_LIMIT):
+    """Lanes that need Payne-Hanek: finite, and at or past the fast path's limit."""
     a = _fabs(x)
-    return (a >= FAST_TRIG_LIMIT) & (a < INF)
+    return (a >= limit) & (a < INF)
 
 
 def _sin_kernel(h, l):
@@ -300,18 +300,13 @@ def _sin_cos_f32_fast(x, kind):
     return select(_fabs(x) < INF, res, x - x)
 
 
-def _slow_trig_f32(x):
-    a = _fabs(x)
-    return (a >= F32_TRIG_LIMIT) & (a < INF)
-
-
 def _with_fast_reduction(kind):
     full = _trig(kind, _reduce)
     fast64 = _trig(kind, _reduce_fast)
 
     def fast(x):
         if x.is32 and kind != "tan":
-            return _sin_cos_f32_fast(x, kind), _slow_trig_f32(x)
+            return _sin_cos_f32_fast(x, kind), _slow_trig(x, F32_TRIG_LIMIT)
         return fast64(x), _slow_trig(x)
 
     full.__doc__ = "%s(x), correctly reduced for all finite x." % kind
