@@ -252,6 +252,20 @@ def stacked_products(a, b):
             lax.dot_general(a, b, (((0, 1), (0, 1)), ((), ()))))
 
 
+def wide_layers(w1, w2, x):
+    """Products past the size where BLAS's work is cut into a block per thread: by rows
+    (x @ w1, 300 x 120 out), by columns (h @ w2, 300 x 400), and the gradient's transposed
+    reads (x.T @ dh, h.T @ g, g @ w2.T)."""
+    h = jnp.tanh(x @ w1)
+    return jnp.sum((h @ w2) ** 2)
+
+
+def batched_wide(a, b):
+    """One batch of a product large enough to split, and three small ones."""
+    return (lax.dot_general(a[:1], b[:1], (((2,), (1,)), ((0,), (0,)))),
+            jnp.einsum("bij,bjk->bik", a[:, :30], b[:, :, :20]))
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -314,6 +328,12 @@ def fusion_cases() -> dict:
         "einsum_streamed": (astjax.jit(einsum_streamed), (rng.standard_normal((6, 5, 140)),
                                                           rng.standard_normal(140),
                                                           rng.standard_normal((140, 6)))),
+        "wide_layers_grad": (astjax.jit(astjax.value_and_grad(wide_layers, argnums=(0, 1))),
+                             (rng.standard_normal((160, 120)).astype(f32) * 0.1,
+                              rng.standard_normal((120, 400)).astype(f32) * 0.02,
+                              rng.standard_normal((300, 160)).astype(f32) * 0.05)),
+        "batched_wide": (astjax.jit(batched_wide), (rng.standard_normal((3, 300, 160)),
+                                                    rng.standard_normal((3, 160, 120)))),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
     }

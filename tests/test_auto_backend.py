@@ -477,36 +477,3 @@ def test_the_estimates_follow_the_work():
     assert estimate.numpy_seconds(core(until, x)) == float("inf")
     small, big = (core(affine_tanh, np.ones((n, n)), np.ones((n, n))) for n in (8, 512))
     assert estimate.numpy_seconds(big) > 100 * estimate.numpy_seconds(small)
-
-
-def relu_layer(x, w):
-    return jnp.maximum(x @ w, 0.0)
-
-
-def test_the_share_of_matrix_products_decides_whether_numba_is_tried(hot_at_once, caplog):
-    """Products that are most of a call stay on XLA (as fast as the kernel's BLAS calls);
-    a matrix-vector or broadcast product is memory-bound and counts as elementwise work."""
-    from astjax.backends.auto import estimate
-    from astjax.core.concretize import concretize, size_env, sizes_of
-
-    def concrete(f, *args):
-        tier = f.last.call
-        return concretize(tier.func, size_env(tier.sources, sizes_of(tier.sources, args)))
-
-    x, w = np.ones((256, 256)) * 0.01, np.ones((256, 256)) * 0.02
-    layer = astjax.jit(relu_layer, backend="auto")
-    with caplog.at_level("INFO", logger="astjax"):
-        for _ in range(3):
-            np.testing.assert_allclose(layer(x, w), np.maximum(x @ w, 0.0), rtol=1e-12)
-    tier = layer.last.call
-    assert tier.stage == "settled" and tier.winner == "xla" and tier.job is None
-    assert "matrix products are" in caplog.text
-    assert estimate.product_share(concrete(layer, x, w)) > 0.9
-
-    v = np.ones(256)
-    matvec = astjax.jit(lambda x, v: jnp.tanh(x @ v) * v[:, None] * x, backend="auto")
-    matvec(x, v)
-    assert estimate.product_share(concrete(matvec, x, v)) < 0.1
-    sines = astjax.jit(lambda x: jnp.sin(x) * 2.0, backend="auto")
-    sines(x)
-    assert estimate.product_share(concrete(sines, x)) == 0.0

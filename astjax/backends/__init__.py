@@ -7,6 +7,7 @@ and its own table of lowerings, keyed by primitive name. Backends import the cor
 above it.
 """
 import importlib
+import os
 
 AVAILABLE = ("numpy", "numba", "cuda", "xla", "auto")
 
@@ -15,3 +16,14 @@ def get(name: str):
     if name not in AVAILABLE:
         raise ValueError(name)
     return importlib.import_module(f"astjax.backends.{name}")
+
+
+def numba_runtime_files() -> list:
+    """The Numba backend's modules its generated code calls into (here, so that a digest of
+    them needs no import of Numba).  Numba compiles (inlines) them into the machine code it
+    caches, but keys that cache by the generated file alone."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    numba, vecmath = os.path.join(here, "numba"), os.path.join(here, "vecmath")
+    helpers = sorted(f for f in os.listdir(numba) if f.endswith("_runtime.py"))  # conv, blas..
+    return [os.path.join(numba, f) for f in ["runtime.py"] + helpers] + \
+        [os.path.join(vecmath, f) for f in sorted(os.listdir(vecmath)) if f.endswith(".py")]

@@ -64,13 +64,6 @@ def quick_seconds(func: Func) -> float:
     return products + QUICK_SLOWDOWN * (total - products)
 
 
-def product_share(func: Func) -> float:
-    """The share of a compiled call's time spent in matrix products (dot_general, einsum), a
-    while loop's body counted once (its trip count is not known)."""
-    products, total = _compiled_seconds(func)
-    return products / total if total > 0 else 0.0
-
-
 def _compiled_seconds(func: Func) -> tuple:
     """(seconds in matrix products, seconds in all) of one compiled call."""
     products = total = 0.0

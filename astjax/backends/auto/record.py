@@ -2,12 +2,14 @@
 
 A record is a small JSON file in `cache_root()/auto/`, named by a digest of the function's
 reference module (its NumPy source and constants) and the versions of what compiled it: an
-edited function, new constants or a new Numba or jaxlib never read an old record. A record
+edited function, new constants, a new Numba or jaxlib, or a new Numba runtime (the helpers
+kernels call: a faster matrix product) never read an old record. A record
 that cannot be read, or does not say what a record says, is ignored (and rewritten when the
 function settles again); so is a close call (`decisive`), which the next process times again.
 """
 import functools
 import glob
+import hashlib
 import importlib.util
 import json
 import os
@@ -22,7 +24,7 @@ CLOSE = 1.25  # timings nearer than this factor are a close call, timed again
 def key(func: Func, origin: str) -> str:
     from astjax.backends import numpy as reference
     text, consts = reference.module_source(func, origin)
-    versions = f"jaxlib {_jaxlib_version()} numba {_numba_version()}"
+    versions = f"jaxlib {_jaxlib_version()} numba {_numba_version()} {_numba_runtime()}"
     return f"{func.name}_{content_digest(text, consts, versions)[:20]}"
 
 
@@ -32,6 +34,17 @@ def _jaxlib_version() -> str:
     except ImportError:  # (the auto backend runs without XLA: NumPy, then Numba)
         return "none"
     return jaxlib.__version__
+
+
+@functools.lru_cache(maxsize=None)
+def _numba_runtime() -> str:
+    """A digest of the Numba backend's runtime files."""
+    from astjax.backends import numba_runtime_files
+    h = hashlib.sha256()
+    for path in numba_runtime_files():
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
 
 
 @functools.lru_cache(maxsize=None)

@@ -34,7 +34,6 @@ CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
 LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
 QUICK_SHARE = 0.5   # ...if the quick executable's call costs under this share of the compile
-PRODUCT_SHARE = 0.75  # no Numba kernel where matrix products are this share of a call
 
 
 class Tiered:
@@ -95,8 +94,7 @@ class Tiered:
         if self._moving.acquire(blocking=False):  # one thread moves tiers; the others run
             try:
                 if self.stage == "first" and not self.pinned and self._hot():
-                    if not self._products_dominate(args):
-                        self._start_numba(args)
+                    self._start_numba(args)
                 elif self.stage == "compiling":
                     self._poll(args, out)
             finally:
@@ -286,22 +284,6 @@ class Tiered:
         return self._first_call(args)
 
     # ------------------------------------------------------------ Numba in the background
-    def _products_dominate(self, args) -> bool:
-        """Whether matrix products are most of a call (estimate.product_share): then XLA
-        stays, without a Numba kernel compiled and timed against it."""
-        if self.first != "xla":
-            return False
-        try:
-            sizes = sizes_of(self.sources, args)
-            share = estimate.product_share(concretize(self.func, size_env(self.sources, sizes)))
-        except Exception:  # (a rough guess that failed decides nothing)
-            return False
-        if share < PRODUCT_SHARE:
-            return False
-        self._settle("xla", f"matrix products are ~{share:.0%} of a call, and XLA's are as "
-                            "fast as a Numba kernel's")
-        return True
-
     def _start_numba(self, args) -> None:
         from astjax.backends import numba as backend
         try:

@@ -40,6 +40,7 @@ import numba.core.errors  # noqa: E402
 
 from .cache_locator import ensure_locator  # noqa: E402  (first: before any cache=True)
 
+from astjax.backends import numba_runtime_files
 from astjax.core.files import cache_root, content_digest, discard, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
@@ -47,25 +48,22 @@ from astjax.errors import TransformError
 from astjax.core.primitives import import_kinds
 
 from . import emit
+from .blas_runtime import openblas_libraries
 from .block import ModuleEmitter
 
 import_kinds(__name__)  # the lowerings, one module per primitive kind
 
 
 def _single_threaded_blas() -> None:
-    """Matrix products go to SciPy's OpenBLAS (Numba's np.dot).  Its worker threads spin
-    between calls and fight Numba's for the cores: on a loaded 2-core machine the bench MLP's
-    gradient took 8-64 ms with them and 2.8 ms without (fused loops run in parallel through
-    prange instead).  So SciPy's OpenBLAS runs on one thread, unless the user chose a number
-    with OPENBLAS_NUM_THREADS.  NumPy's own BLAS is left alone."""
+    """Matrix products go to SciPy's OpenBLAS (blas_runtime's gemm, Numba's np.dot).  Its
+    worker threads spin between calls and fight Numba's for the cores: on a loaded 2-core
+    machine the bench MLP's gradient took 8-64 ms with them and 2.8 ms without (a large
+    product is cut into one block per Numba thread instead).  So SciPy's OpenBLAS runs on one
+    thread, unless the user chose a number with OPENBLAS_NUM_THREADS.  NumPy's own BLAS is
+    left alone."""
     if "OPENBLAS_NUM_THREADS" in os.environ:
         return
-    import ctypes
-    import glob
-    import scipy
-    folder = os.path.join(os.path.dirname(os.path.dirname(scipy.__file__)), "scipy.libs")
-    for path in glob.glob(os.path.join(folder, "*openblas*.so*")):
-        lib = ctypes.CDLL(path)
+    for lib in openblas_libraries():
         for name in ("scipy_openblas_set_num_threads", "openblas_set_num_threads"):
             setter = getattr(lib, name, None)
             if setter is not None:
@@ -220,15 +218,7 @@ def kernel_signature(func: Func, args) -> tuple:
     return tuple(numba.typeof(_argument(a, v.aval)) for a, v in zip(args, func.params))
 
 
-def runtime_files() -> list:
-    """The backend modules generated code calls into.  Numba compiles (inlines) them into
-    the machine code it caches, but keys that cache by the generated file alone."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    vecmath = os.path.join(os.path.dirname(here), "vecmath")
-    names = sorted(f for f in os.listdir(vecmath) if f.endswith(".py"))
-    helpers = sorted(f for f in os.listdir(here) if f.endswith("_runtime.py"))  # conv, linalg..
-    return [os.path.join(here, f) for f in ["runtime.py"] + helpers] + \
-        [os.path.join(vecmath, f) for f in names]
+runtime_files = numba_runtime_files
 
 
 # LLVM's interleave count for the generated kernels' vectorised loops: each step works on this

@@ -61,13 +61,8 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     cols = f"{b3}.shape[{1 if tb else 2}]"
     shape3 = f"({a3}.shape[0], {rows}, {cols})"
     if blas:
-        if not a_groups[0]:
-            left, right = f"{a3}[0]" + ".T" * bool(ta), f"{b3}[0]" + ".T" * bool(tb)
-            lines.append(f"{result} = np.dot({left}, {right}).reshape({shape3})")
-        else:
-            flags = f", {bool(ta)}, {bool(tb)}" if ta or tb else ""
-            lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
-                      f"rt.batched_dot({a3}, {b3}, {result}{flags})"]
+        lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
+                  f"rt.batched_dot({a3}, {b3}, {result}, {bool(ta)}, {bool(tb)})"]
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
@@ -92,17 +87,17 @@ def _layout(groups, swapped) -> tuple:
 
 
 def _as_matrix(name: str, aval, groups: list):
-    """A 2-D operand (or a vector) for np.dot with no copy: itself or its transpose (np.dot
-    reads F-contiguous arrays as they are), or None when its layout needs a copy."""
+    """A 2-D operand (or a vector) read with no copy: (name, whether the product reads it
+    transposed), or None when its layout needs a copy."""
     batch, first, second = groups
     if batch or aval.ndim > 2 or np.dtype(aval.dtype).kind != "f" or aval.dtype.itemsize < 4:
         return None
     order = first + second
     if aval.ndim == 1:
-        return name if len(order) == 1 else None
+        return (name, False) if len(order) == 1 else None
     if sorted(order) != [0, 1] or len(first) != 1:
         return None
-    return name if order == [0, 1] else f"{name}.T"
+    return name, order != [0, 1]
 
 
 def _size(aval, axes):
@@ -111,24 +106,38 @@ def _size(aval, axes):
 
 def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     """A product without batch axes of two matrices (or vectors) of the result's float dtype:
-    one np.dot on the operands or their transposes, no copies.  Else None."""
+    one BLAS product on the operands as they are, read transposed where the product needs
+    it, no copies.  Else None."""
     if aa.dtype != dtype or ba.dtype != dtype or not aa.shape or not ba.shape:
         return None
     left = _as_matrix(a, aa, a_groups)
     right = _as_matrix(b, ba, b_groups)
     if left is None or right is None or (aa.ndim == 1 and ba.ndim == 1):
         return None
-    # a matrix with a single row or column is a vector: np.dot makes a matrix-vector product
-    # of it (BLAS gemv), cheaper than a product of matrices
-    if aa.ndim == 2 and ba.ndim == 2 and _size(ba, b_groups[2]) == 1:
-        right = f"{b}.reshape({ba.size})"
-    elif aa.ndim == 2 and ba.ndim == 2 and _size(aa, a_groups[1]) == 1:
-        left = f"{a}.reshape({aa.size})"
     result = fe.fresh(base + "_2d")
     m = product([str(aa.shape[j]) for j in a_groups[1]]) if a_groups[1] else "1"
     n = product([str(ba.shape[j]) for j in b_groups[2]]) if b_groups[2] else "1"
-    lines.append(f"{result} = np.dot({left}, {right}).reshape((1, {m}, {n}))")
+    vector = _vector_product(a, aa, a_groups, b, ba, b_groups, left, right)
+    if vector is not None:
+        lines.append(f"{result} = {vector}.reshape((1, {m}, {n}))")
+    else:
+        lines += [f"{result} = np.empty((1, {m}, {n}), {dtype_text(dtype)})",
+                  f"rt.dot({left[0]}, {right[0]}, {result}[0], {left[1]}, {right[1]})"]
     return result
+
+
+def _vector_product(a, aa, a_groups, b, ba, b_groups, left, right):
+    """np.dot's text for a product with a vector, or a matrix of one row or column (BLAS's
+    gemv: cheaper than a product of matrices); None for a product of matrices."""
+    def text(operand):
+        return operand[0] + ".T" * operand[1]
+    if aa.ndim == 1 or ba.ndim == 1:
+        return f"np.dot({text(left)}, {text(right)})"
+    if _size(ba, b_groups[2]) == 1:
+        return f"np.dot({text(left)}, {b}.reshape({ba.size}))"
+    if _size(aa, a_groups[1]) == 1:
+        return f"np.dot({a}.reshape({aa.size}), {text(right)})"
+    return None
 
 
 LOWER.set("dot_general", lower_dot_general)

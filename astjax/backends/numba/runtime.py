@@ -301,23 +301,6 @@ def scatter(op, out, index, updates):
 
 
 # ---------------------------------------------------------------- contraction
-@numba.njit(cache=True, error_model="numpy", parallel=True)
-def batched_dot(a, b, out, ta=False, tb=False):
-    """out[i] = a[i] @ b[i] for float operands (BLAS through np.dot); with ta (tb) a[i]
-    (b[i]) is read transposed, as BLAS can, instead of copied.  (np.dot's `out` argument
-    is not used: Numba runs it as a plain loop, a hundred times slower than BLAS.)  The
-    batches run in parallel (each BLAS call is single-threaded, see the backend)."""
-    for i in numba.prange(a.shape[0]):
-        if ta and tb:
-            out[i] = np.dot(a[i].T, b[i].T)
-        elif ta:
-            out[i] = np.dot(a[i].T, b[i])
-        elif tb:
-            out[i] = np.dot(a[i], b[i].T)
-        else:
-            out[i] = np.dot(a[i], b[i])
-
-
 @njit
 def batched_matmul_loop(a, b, out):
     """The same for dtypes BLAS lacks (integers, bool): out zero-filled by the caller."""
@@ -413,5 +396,6 @@ from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_b
                              qr_batch, singular_values_batch, svd_batch)
 from .fft_runtime import fft_into  # noqa: E402,F401
 from .conv_runtime import conv5, conv5_gemm  # noqa: E402,F401
+from .blas_runtime import batched_dot, dot  # noqa: E402,F401
 from .eig_runtime import eig_into, schur_into  # noqa: E402,F401
 from astjax.core import processes  # noqa: E402,F401  (MPI collectives, from object mode)

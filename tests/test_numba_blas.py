@@ -1,0 +1,61 @@
+"""The Numba backend's matrix products (blas_runtime): gemm called directly on operands read
+transposed by flag, large products cut into one block per thread.  Oracle: NumPy in float64."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from astjax.backends.numba import blas_runtime as br
+
+rng = np.random.default_rng(3)
+
+
+def _operands(m, k, n, ta, tb, dtype):
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    return a, b, want
+
+
+def _close(got, want, dtype):
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    assert not np.isnan(got).any()  # every block of the output was written
+    np.testing.assert_allclose(got, want, atol=tol * scale, rtol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40), st.booleans(), st.booleans(),
+       st.sampled_from([np.float32, np.float64]))
+def test_dot_matches_numpy_for_every_layout(m, k, n, ta, tb, dtype):
+    a, b, want = _operands(m, k, n, ta, tb, dtype)
+    out = np.full((m, n), np.nan, dtype)
+    br.dot(a, b, out, ta, tb)
+    _close(out, want, dtype)
+
+
+# products past SPLIT_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
+# thread count, each way of reading the operands
+@pytest.mark.parametrize("m, k, n", [(301, 160, 97), (61, 170, 405), (1000, 64, 70)])
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
+    assert m * n * k >= br.SPLIT_MACS
+    a, b, want = _operands(m, k, n, ta, tb, np.float32)
+    out = np.full((m, n), np.nan, np.float32)
+    br.dot(a, b, out, ta, tb)
+    _close(out, want, np.float32)
+
+
+@pytest.mark.parametrize("batch, m, k, n", [(1, 300, 160, 120), (3, 20, 30, 40), (5, 300, 90, 200)])
+def test_batched_products_match_numpy(batch, m, k, n):
+    a = rng.standard_normal((batch, k, m))  # read transposed
+    b = rng.standard_normal((batch, k, n))
+    out = np.full((batch, m, n), np.nan)
+    br.batched_dot(a, b, out, True, False)
+    _close(out, np.einsum("bkm,bkn->bmn", a, b), np.float64)
+
+
+def test_an_empty_sum_is_zero():
+    out = np.full((2, 3, 4), np.nan, np.float32)
+    br.batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
+                   False, False)
+    assert (out == 0).all()
