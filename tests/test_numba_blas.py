@@ -33,6 +33,22 @@ def test_dot_matches_numpy_for_every_layout(m, k, n, ta, tb, dtype):
     _close(out, want, dtype)
 
 
+@pytest.mark.parametrize("m, k, n", [(16, 128, 128), (16, 128, 129), (64, 64, 64), (64, 64, 65)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_either_side_of_the_small_size_match_numpy(m, k, n, dtype):
+    """At most SMALL_MACS multiply-adds: NumPy's OpenBLAS where it bundles one (64-bit
+    integer arguments), past it SciPy's (32-bit): both conventions give NumPy's product."""
+    a, b, want = _operands(m, k, n, True, False, dtype)
+    out = np.full((m, n), np.nan, dtype)
+    br.dot(a, b, out, True, False)
+    _close(out, want, dtype)
+
+
+def test_every_gemm_entry_is_filled():
+    entries = list(br._TABLE)
+    assert all(entries[:4]) and set(entries[4:]) <= {32, 64}
+
+
 # products past SPLIT_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
 # thread count, each way of reading the operands
 @pytest.mark.parametrize("m, k, n", [(301, 160, 97), (61, 170, 405), (1000, 64, 70)])

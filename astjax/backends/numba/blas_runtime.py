@@ -8,14 +8,17 @@ layout, and a large product is cut into one block of output rows (or columns) pe
 each block is one gemm call on the same operands at an offset, no copies.  On 2 cores a
 256x784 @ 784x512 product took 2.4 ms as one call and 1.25 ms split.
 
-gemm is SciPy's OpenBLAS `?gemm_` (Fortran: every argument by pointer), registered with LLVM
-under a name of ours at import, so compiled code refers to it by name and stays cacheable.
-Its address is read from the library itself: Numba's own wrapper resolves it on its first
-call by taking the GIL, which a parallel loop's worker cannot do while the caller holds it.
+gemm is OpenBLAS's `?gemm_` (Fortran: every argument by pointer): SciPy's, run on one
+thread, and for small products NumPy's (see SMALL_MACS).  Their addresses sit in a table
+registered with LLVM under a name of ours at import, so compiled code reads them by name at
+each call and stays cacheable.  They are read from the libraries themselves: Numba's own
+wrapper resolves gemm on its first call by taking the GIL, which a parallel loop's worker
+cannot do while the caller holds it.
 """
 import ctypes
 import glob
 import os
+from types import SimpleNamespace
 
 import llvmlite.binding
 import numba
@@ -30,34 +33,54 @@ PARTS = max(1, numba.config.NUMBA_NUM_THREADS)
 # cost of starting the threads is not repaid.
 SPLIT_MACS = 1 << 22
 
-_SYMBOLS = {types.float32: "astjax_sgemm", types.float64: "astjax_dgemm"}
+# Products of at most this many multiply-adds go to NumPy's OpenBLAS where it has one: a
+# newer build whose small products are faster (a 16x128x128 product, once per step of an
+# RNN, 8.9 against 15.6 us; 64x64x64 7.4 against 9.2), and which runs them on the calling
+# thread (OpenBLAS threads a product only past 65536 * 4 multiply-adds), so NumPy's own
+# thread count can stay the user's.
+SMALL_MACS = 65536 * 4
+
+# The gemm entries, read by compiled code at each call (so machine code cached on disk
+# stays right whichever libraries a later process finds): for small (1) or other (0)
+# products of float32 (0) or float64 (1), slot 2 * small + double holds the address and
+# slot 4 + that the width in bits of its integer arguments (64 for NumPy's ILP64 build).
+_TABLE = (ctypes.c_void_p * 8)()
+_TABLE_SYMBOL = "astjax_gemm_table"
 
 
-def openblas_libraries() -> list:
-    """SciPy's bundled OpenBLAS (a wheel's scipy.libs), loaded; empty for other builds."""
-    import scipy
-    folder = os.path.join(os.path.dirname(os.path.dirname(scipy.__file__)), "scipy.libs")
+def openblas_libraries(package: str = "scipy") -> list:
+    """A wheel's bundled OpenBLAS (`scipy.libs`, `numpy.libs`), loaded; empty for other
+    builds."""
+    module = __import__(package)
+    folder = os.path.join(os.path.dirname(os.path.dirname(module.__file__)), package + ".libs")
     return [ctypes.CDLL(path) for path in sorted(glob.glob(os.path.join(folder, "*openblas*.so*")))]
 
 
-def _gemm_addresses() -> dict:
-    """{our symbol: address} of sgemm and dgemm: from the bundled library when it exports
-    them under a name we know, else through scipy.linalg.cython_blas (a slower import)."""
-    found = {}
-    for lib in openblas_libraries():
-        for ours, kind in (("astjax_sgemm", "s"), ("astjax_dgemm", "d")):
-            for name in (f"scipy_{kind}gemm_", f"{kind}gemm_"):
-                if ours not in found and hasattr(lib, name):
-                    found[ours] = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
-    if len(found) < 2:
-        from numba.core.extending import get_cython_function_address
-        found = {ours: get_cython_function_address("scipy.linalg.cython_blas", ours[-5:])
-                 for ours in ("astjax_sgemm", "astjax_dgemm")}
-    return found
+def _address(libs, names):
+    for lib in libs:
+        for name in names:
+            if hasattr(lib, name):
+                return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    return None
 
 
-for _symbol, _address in _gemm_addresses().items():
-    llvmlite.binding.add_symbol(_symbol, _address)
+def _fill_table() -> None:
+    """SciPy's single-threaded gemm for products in general (its bundled library, else
+    scipy.linalg.cython_blas: a slower import); NumPy's ILP64 one for small products where
+    NumPy bundles OpenBLAS, else SciPy's again."""
+    scipy_libs, numpy_libs = openblas_libraries("scipy"), openblas_libraries("numpy")
+    for double, kind in ((0, "s"), (1, "d")):
+        general = _address(scipy_libs, (f"scipy_{kind}gemm_", f"{kind}gemm_"))
+        if general is None:
+            from numba.core.extending import get_cython_function_address
+            general = get_cython_function_address("scipy.linalg.cython_blas", f"{kind}gemm")
+        small = _address(numpy_libs, (f"scipy_{kind}gemm_64_", f"{kind}gemm_64_"))
+        _TABLE[double], _TABLE[4 + double] = general, 32
+        _TABLE[2 + double], _TABLE[6 + double] = (small, 64) if small else (general, 32)
+
+
+_fill_table()
+llvmlite.binding.add_symbol(_TABLE_SYMBOL, ctypes.addressof(_TABLE))
 
 
 def _matrix(context, builder, aryty, value):
@@ -68,11 +91,47 @@ def _matrix(context, builder, aryty, value):
     return builder.bitcast(ary.data, ir.IntType(8).as_pointer()), rows, cols, srow, scol
 
 
+def _table_slots(context, builder, dtype, rows, cols, k):
+    """The gemm entry a product of rows x k x cols calls (see _TABLE): .address (i8*) and
+    .width (intp)."""
+    intp = context.get_value_type(types.intp)
+    table = builder.module.globals.get(_TABLE_SYMBOL)
+    if table is None:  # (a declaration: LLVM finds the symbol registered above)
+        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 8),
+                                  _TABLE_SYMBOL)
+    macs = builder.mul(builder.mul(rows, cols), k)
+    small = builder.zext(builder.icmp_signed("<=", macs, ir.Constant(intp, SMALL_MACS)), intp)
+    index = builder.add(builder.mul(small, ir.Constant(intp, 2)),
+                        ir.Constant(intp, int(dtype == types.float64)))
+    zero = ir.Constant(intp, 0)
+    address = builder.load(builder.gep(table, [zero, index]))
+    width_slot = builder.gep(table, [zero, builder.add(index, ir.Constant(intp, 4))])
+    return SimpleNamespace(address=address, width=builder.ptrtoint(builder.load(width_slot), intp))
+
+
 def _max(builder, *values):
     best = values[0]
     for v in values[1:]:
         best = builder.select(builder.icmp_signed(">", v, best), v, best)
     return best
+
+
+def _call_gemm(builder, entry, chars, ints, floats, pointers, slot):
+    """Call the gemm entry with its integer arguments (intp values) as 64- or 32-bit ints,
+    whichever the entry's width says."""
+    i8, flt = ir.IntType(8), floats[0].type.pointee
+    wide = builder.icmp_unsigned("==", entry.width, ir.Constant(entry.width.type, 64))
+    with builder.if_else(wide) as (ilp64, lp64):
+        for block, it in ((ilp64, ir.IntType(64)), (lp64, ir.IntType(32))):
+            with block:
+                n, m, k, ldb, lda, ldo = (slot(it, builder.trunc(v, it) if it.width < v.type.width
+                                               else v) for v in ints)
+                pf, pi = flt.as_pointer(), it.as_pointer()
+                fnty = ir.FunctionType(ir.VoidType(), [i8.as_pointer()] * 2 + [pi] * 3
+                                       + [pf, pf, pi, pf, pi, pf, pf, pi])
+                builder.call(builder.bitcast(entry.address, fnty.as_pointer()),
+                             [chars[0], chars[1], n, m, k, floats[0], pointers[0], ldb,
+                              pointers[1], lda, floats[1], pointers[2], ldo])
 
 
 @intrinsic
@@ -83,12 +142,12 @@ def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
     out.T = op(b).T @ op(a).T, reading a row-major matrix as its transpose."""
     arrays = (a, b, out)
     if not all(isinstance(x, types.Array) and x.ndim == 2 for x in arrays) or \
-            out.dtype not in _SYMBOLS or a.dtype != out.dtype or b.dtype != out.dtype:
+            out.dtype not in (types.float32, types.float64) or a.dtype != out.dtype or b.dtype != out.dtype:
         return None
     sig = types.none(a, b, out, ta, tb, r0, r1, c0, c1)
 
     def codegen(context, builder, sig, args):
-        intp, i32, i8 = context.get_value_type(types.intp), ir.IntType(32), ir.IntType(8)
+        intp, i8 = context.get_value_type(types.intp), ir.IntType(8)
         flt = context.get_value_type(out.dtype)
         (pa, ar, ac, ars, acs), (pb, br, bc, brs, bcs), (po, _, oc, ors, ocs) = (
             _matrix(context, builder, t, v) for t, v in zip(sig.args[:3], args[:3]))
@@ -116,21 +175,13 @@ def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
             return ptr
 
         with builder.if_then(work):
-            n_char, t_char = ir.Constant(i8, ord("N")), ir.Constant(i8, ord("T"))
-            p_flt = flt.as_pointer()
-            fnty = ir.FunctionType(ir.VoidType(), [i8.as_pointer()] * 2 + [i32.as_pointer()] * 3
-                                   + [p_flt, p_flt, i32.as_pointer(), p_flt, i32.as_pointer(),
-                                      p_flt, p_flt, i32.as_pointer()])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, _SYMBOLS[out.dtype])
-            args32 = [slot(i32, builder.trunc(v, i32)) for v in (
-                cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))]
-            n, m, kk, ldb, lda, ldo = args32
-            builder.call(fn, [
-                slot(i8, builder.select(fb, t_char, n_char)),
-                slot(i8, builder.select(fa, t_char, n_char)), n, m, kk,
-                slot(flt, ir.Constant(flt, 1.0)), builder.bitcast(b_at, p_flt), ldb,
-                builder.bitcast(a_at, p_flt), lda, slot(flt, ir.Constant(flt, 0.0)),
-                builder.bitcast(o_at, p_flt), ldo])
+            slots = _table_slots(context, builder, out.dtype, rows, cols, k)
+            chars = [slot(i8, builder.select(f, ir.Constant(i8, ord("T")), ir.Constant(i8, ord("N"))))
+                     for f in (fb, fa)]
+            ints = (cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))
+            floats = [slot(flt, ir.Constant(flt, v)) for v in (1.0, 0.0)]
+            pointers = [builder.bitcast(p, flt.as_pointer()) for p in (b_at, a_at, o_at)]
+            _call_gemm(builder, slots, chars, ints, floats, pointers, slot)
         return context.get_dummy_value()
     return sig, codegen
 

@@ -1,5 +1,5 @@
-"""Lowerings of dot_general and einsum: batched matrix products through BLAS (np.dot) where
-the dtype allows, loops otherwise."""
+"""Lowerings of dot_general and einsum: batched matrix products through BLAS where the dtype
+allows (gemm from blas_runtime, np.dot's gemv for a product with a vector), loops otherwise."""
 import math
 
 import numpy as np
