@@ -46,7 +46,23 @@ def test_products_either_side_of_the_small_size_match_numpy(m, k, n, dtype):
 
 def test_every_gemm_entry_is_filled():
     entries = list(br._TABLE)
-    assert all(entries[:4]) and set(entries[4:]) <= {32, 64}
+    assert all(entries[:4]) and set(entries[4:8]) <= {32, 64} and entries[8] >= 1
+
+
+@pytest.mark.parametrize("parts", [1, 3, 5])
+def test_any_block_count_in_the_table_gives_numpys_product(parts):
+    """The block count is the table's slot 8, read when a product runs (machine code cached
+    on a 2-core machine splits as a 16-core one's thread count says): 1, 3 and 5 blocks,
+    sizes not multiples of them."""
+    before, br._TABLE[8] = br._TABLE[8], parts
+    try:
+        for m, k, n, ta in ((301, 160, 97, False), (61, 170, 405, True)):
+            a, b, want = _operands(m, k, n, ta, False, np.float32)
+            out = np.full((m, n), np.nan, np.float32)
+            br.dot(a, b, out, ta, False)
+            _close(out, want, np.float32)
+    finally:
+        br._TABLE[8] = before
 
 
 # products past SPLIT_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the

@@ -26,9 +26,6 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-# Blocks per product: the thread count when the runtime was compiled (frozen into the
-# cached machine code; a process with fewer threads runs the blocks in turn).
-PARTS = max(1, numba.config.NUMBA_NUM_THREADS)
 # Multiply-adds below which a product stays one call (~50 us on one thread): under it, the
 # cost of starting the threads is not repaid.
 SPLIT_MACS = 1 << 22
@@ -44,7 +41,10 @@ SMALL_MACS = 65536 * 4
 # stays right whichever libraries a later process finds): for small (1) or other (0)
 # products of float32 (0) or float64 (1), slot 2 * small + double holds the address and
 # slot 4 + that the width in bits of its integer arguments (64 for NumPy's ILP64 build).
-_TABLE = (ctypes.c_void_p * 8)()
+# Slot 8: blocks per large product, Numba's thread count when this module was imported (read
+# at run time too, so machine code cached on a 2-core machine splits in 16 on a 16-core one;
+# a process that lowers its count later runs the blocks in turn).
+_TABLE = (ctypes.c_void_p * 9)()
 _TABLE_SYMBOL = "astjax_gemm_table"
 
 
@@ -77,6 +77,7 @@ def _fill_table() -> None:
         small = _address(numpy_libs, (f"scipy_{kind}gemm_64_", f"{kind}gemm_64_"))
         _TABLE[double], _TABLE[4 + double] = general, 32
         _TABLE[2 + double], _TABLE[6 + double] = (small, 64) if small else (general, 32)
+    _TABLE[8] = max(1, numba.config.NUMBA_NUM_THREADS)
 
 
 _fill_table()
@@ -91,14 +92,29 @@ def _matrix(context, builder, aryty, value):
     return builder.bitcast(ary.data, ir.IntType(8).as_pointer()), rows, cols, srow, scol
 
 
+def _table(builder):
+    table = builder.module.globals.get(_TABLE_SYMBOL)
+    if table is None:  # (a declaration: LLVM finds the symbol registered above)
+        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 9),
+                                  _TABLE_SYMBOL)
+    return table
+
+
+@intrinsic
+def _parts(typingctx):
+    """Blocks per large product (_TABLE's slot 8)."""
+    def codegen(context, builder, sig, args):
+        intp = context.get_value_type(types.intp)
+        zero, eight = ir.Constant(intp, 0), ir.Constant(intp, 8)
+        return builder.ptrtoint(builder.load(builder.gep(_table(builder), [zero, eight])), intp)
+    return types.intp(), codegen
+
+
 def _table_slots(context, builder, dtype, rows, cols, k):
     """The gemm entry a product of rows x k x cols calls (see _TABLE): .address (i8*) and
     .width (intp)."""
     intp = context.get_value_type(types.intp)
-    table = builder.module.globals.get(_TABLE_SYMBOL)
-    if table is None:  # (a declaration: LLVM finds the symbol registered above)
-        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 8),
-                                  _TABLE_SYMBOL)
+    table = _table(builder)
     macs = builder.mul(builder.mul(rows, cols), k)
     small = builder.zext(builder.icmp_signed("<=", macs, ir.Constant(intp, SMALL_MACS)), intp)
     index = builder.add(builder.mul(small, ir.Constant(intp, 2)),
@@ -196,17 +212,18 @@ def _unliteral(typingctx, x):
 @numba.njit(cache=True, error_model="numpy", parallel=True)
 def _products(a, b, out, ta, tb):
     """out[i] = op(a[i]) @ op(b[i]) for float operands (op as in gemm_block): the batches in
-    parallel when there are enough of them, else each product cut into PARTS blocks of rows
+    parallel when there are enough of them, else each product cut into _parts() blocks of rows
     (or columns, when there are more of them) when it is large enough to gain from it."""
     batch, m, n = out.shape
     k = a.shape[1] if ta else a.shape[2]
+    threads = _parts()
     if k == 0:
         out[:] = 0
-    elif batch < PARTS and m * n * k < SPLIT_MACS:  # (no threads to start: a scan's step)
+    elif batch < threads and m * n * k < SPLIT_MACS:  # (no threads to start: a scan's step)
         for i in range(batch):
             gemm_block(a[i], b[i], out[i], ta, tb, 0, m, 0, n)
     else:
-        parts = 1 if batch >= PARTS else PARTS
+        parts = 1 if batch >= threads else threads
         by_rows = m >= n
         for w in numba.prange(batch * parts):
             i, p = w // parts, w % parts
