@@ -266,6 +266,12 @@ def batched_wide(a, b):
             jnp.einsum("bij,bjk->bik", a[:, :30], b[:, :, :20]))
 
 
+def column_sums(x, b):
+    """Sums down the columns of a nest large enough to run in parallel (600 x 300)."""
+    h = jnp.tanh(x + b)
+    return jnp.sum(h * h, axis=0), jnp.sum(h, axis=0) * 2.0, h
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -334,6 +340,11 @@ def fusion_cases() -> dict:
                               rng.standard_normal((300, 160)).astype(f32) * 0.05)),
         "batched_wide": (astjax.jit(batched_wide), (rng.standard_normal((3, 300, 160)),
                                                     rng.standard_normal((3, 160, 120)))),
+        "column_sums": (astjax.jit(column_sums), (rng.standard_normal((600, 300)),
+                                                  rng.standard_normal(300))),
+        "column_sums_f32": (astjax.jit(column_sums),
+                            (rng.standard_normal((600, 300)).astype(f32),
+                             rng.standard_normal(300).astype(f32))),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
     }

@@ -176,12 +176,22 @@ def test_matrix_vector_product_stays_blas_where_a_pass_gains_nothing(compiled, n
 
 def test_a_nest_accumulating_per_first_loop_index_runs_in_parallel(compiled):
     """The pair gradient adds, for each i, pair (i, j) terms over j into slots of row i: the
-    loop over i is parallel (its accumulator's slots are apart), while the sum over i into
-    slots of j stays a serial loop."""
+    loop over i is parallel (its accumulator's slots are apart). The sum over i into slots of
+    j runs in parallel too, each block of i adding into partial sums of its own."""
     *_, fn = compiled("grad_nbody_parallel")
     loops = [line.strip() for line in fn.source.splitlines() if line.startswith("    for ")]
     assert loops[0].startswith("for i in numba.prange("), fn.source
-    assert any(line.startswith("for ") and "prange" not in line for line in loops[1:]), fn.source
+    assert "for chunk in numba.prange(8):" in loops, fn.source
+
+
+def test_a_sum_down_columns_runs_in_blocks_with_partial_sums(compiled):
+    """A sum along the first loop (a bias's gradient): CHUNKS blocks of rows in parallel,
+    each into its own row of partial sums, added after the loop."""
+    *_, fn = compiled("column_sums")
+    source = fn.source
+    assert "for chunk in numba.prange(8):" in source, source
+    assert re.search(r"_acc\[chunk, j\w*\] = rt\.radd\(", source), source
+    assert re.search(r"= \w+_acc\.sum\(axis=0\)", source), source
 
 
 def test_products_over_leading_axes_read_their_operands_transposed(compiled):

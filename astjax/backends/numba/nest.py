@@ -31,6 +31,9 @@ from .values import Array, Unrolled, Value, text
 LOOP_NAMES = "ijklmn"
 IN_ORDER = "in_order = True"  # marks, for the CUDA backend, a nest whose iterations interact
 ROWS = 16  # rows per chunk of a parallel row loop that needs row buffers
+# Blocks of a parallel loop whose sums go to per-block partial accumulators (a fixed number,
+# so a result does not depend on the machine's thread count).
+CHUNKS = 8
 
 
 class Member:
@@ -297,6 +300,7 @@ class NestEmitter:
         self.loop = [self.fe.fresh(LOOP_NAMES[a] if a < len(LOOP_NAMES) else f"i{a}")
                      if d != 1 else "0" for a, d in enumerate(nest.dims)]
         self.results: dict = {}
+        self.chunk = None  # the block index, when sums go to per-block partials
 
     # -------------------------------------------------------- planning
     def inner(self, m) -> bool:
@@ -384,12 +388,14 @@ class NestEmitter:
             return {}
         stores = {m.var.id: self._alloc(m) for m in order
                   if m.var.id in self.stored and m.kind != "acc" and m.var.aval.shape}
+        if self._partial_sums(passes):
+            self.chunk = fe.fresh("chunk")
         accs = {m.var.id: self._acc_init(m) for m in order if m.kind == "acc"}
-        parallel = self._parallel(passes)
+        parallel = self.chunk is not None or self._parallel(passes)
         outer = [(a, var) for a, var in enumerate(self.loop[:self.k]) if var != "0"]
         plan = self._plan_passes(passes, stores)
         buffers = [self._stash_buffer(m) for m in self.stash]
-        chunked = bool(buffers and parallel and outer)
+        chunked = bool((buffers or self.chunk) and parallel and outer)
         per_row = bool(buffers and outer and fe.module.target == "cuda")  # a thread's own
         if not chunked and not per_row:
             fe.lines += buffers  # row buffers: allocated once, outside the loops
@@ -397,13 +403,8 @@ class NestEmitter:
         for n, (a, var) in enumerate(outer):
             ind = "    " * (n + (1 if chunked else 0))
             if chunked and n == 0:  # each thread's chunk of rows gets its own row buffers
-                chunk, size = fe.fresh("chunk"), self.nest.dims[a]
-                rows = max(1, min(ROWS, size // 8))  # enough chunks to share out
-                chunks = -(-size // rows) if isinstance(size, int) else f"-(-{size} // {rows})"
-                lines.append(f"for {chunk} in numba.prange({chunks}):")
-                lines += ["    " + b for b in buffers]
-                lines.append(f"    for {var} in range({chunk} * {rows}, "
-                             f"min({chunk} * {rows} + {rows}, {size})):")
+                head = self._chunk_loop(a)
+                lines += head[:1] + ["    " + b for b in buffers] + head[1:]
                 continue
             rng = "numba.prange" if parallel and n == 0 else "range"
             lines.append(ind + f"for {var} in {rng}({self._dim(a)}):")
@@ -426,6 +427,8 @@ class NestEmitter:
         if fe.module.target == "cuda" and any(m.kind == "acc" for m in order):
             fe.lines.append(IN_ORDER)  # accumulates across the outer loop: one thread
         fe.lines += lines
+        if self.chunk is not None:
+            accs = {v: self._combined(acc) for v, acc in accs.items()}
         for m in order:
             if m.var.id in stores:
                 self.results[m.var.id] = Array(m.var.aval, stores[m.var.id])
@@ -448,6 +451,51 @@ class NestEmitter:
             return True
         return not any(m.kind == "row" for m in self.nest.order)
 
+    def _partial_sums(self, passes) -> bool:
+        """Whether the nest's first loop runs in parallel over CHUNKS blocks, each adding into
+        a copy of its own of every accumulator (summed after the loop): sums along that loop
+        (a bias's gradient, a sum down a matrix's columns) otherwise keep the nest serial.
+        One pass, sums only, and copies small beside the nest."""
+        accs = [m for m in self.nest.order if m.kind == "acc"]
+        if self.fe.module.target == "cuda" or passes != 1 or not accs or self._accs_apart():
+            return False
+        if any(m.eqn.prim != "reduce_sum" for m in accs) or \
+                any(m.kind == "row" for m in self.nest.order):
+            return False
+        first = self._first_axis()
+        if first is None or any(first in m.out_map for m in accs):
+            return False
+        size = math.prod(self.nest.dims)
+        copies = CHUNKS * sum(math.prod(self.nest.dims[a] for a in m.out_map if a is not None)
+                              for m in accs)
+        return by_size(lambda: size >= E.PRANGE_MIN_SIZE and 4 * copies <= size)
+
+    def _first_axis(self):
+        return next((a for a in range(self.nest.rank) if self.loop[a] != "0"), None)
+
+    def _chunk_loop(self, a) -> list:
+        """The two loop lines over axis a in blocks: a parallel loop over the blocks (the
+        partial sums' CHUNKS, else ROWS rows each, enough to share out), a serial one in it."""
+        var, size = self.loop[a], self.nest.dims[a]
+        if self.chunk is not None:
+            chunk, chunks = self.chunk, CHUNKS
+            rows = -(-size // CHUNKS) if isinstance(size, int) else self.fe.fresh("rows")
+            if not isinstance(size, int):
+                self.fe.lines.append(f"{rows} = -(-{size} // {CHUNKS})")
+        else:
+            chunk = self.fe.fresh("chunk")
+            rows = max(1, min(ROWS, size // 8))
+            chunks = -(-size // rows) if isinstance(size, int) else f"-(-{size} // {rows})"
+        return [f"for {chunk} in numba.prange({chunks}):",
+                f"    for {var} in range({chunk} * {rows}, min({chunk} * {rows} + {rows}, "
+                f"{size})):"]
+
+    def _combined(self, parts: str) -> str:
+        """The accumulator summed over its per-block copies (the leading axis)."""
+        name = self.fe.fresh(parts + "_sum")
+        self.fe.lines.append(f"{name} = {parts}.sum(axis=0)")
+        return name
+
     def _accs_apart(self) -> bool:
         """Whether every accumulator is indexed by the axis of the nest's first loop (the one
         a parallel loop runs over): then each of that loop's iterations adds into slots of its
@@ -456,7 +504,7 @@ class NestEmitter:
         accs = [m for m in self.nest.order if m.kind == "acc"]
         if not accs:
             return True
-        first = next((a for a in range(self.nest.rank) if self.loop[a] != "0"), None)
+        first = self._first_axis()
         return first is not None and all(first in m.out_map for m in accs)
 
     def _own_index(self, out_map, shape):
@@ -537,9 +585,12 @@ class NestEmitter:
         inner_axes = [a for a in range(self.k, self.nest.rank) if self.loop[a] != "0"]
         head = []
         for n, a in enumerate(inner_axes):
+            if n == 0 and parallel and self.chunk is not None:
+                head += self._chunk_loop(a)
+                continue
             rng = "numba.prange" if parallel and n == 0 else "range"
-            head.append("    " * n + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
-        ind = "    " * len(inner_axes)
+            head.append("    " * len(head) + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
+        ind = "    " * len(head)
         body = []
         for m in needed:
             stashed = self.stash.get(m)
@@ -611,6 +662,8 @@ class NestEmitter:
         acc_dtype = self._acc_dtype(m)
         name = self.fe.fresh(self.fe.base_name(m.var, m.eqn.prim) + "_acc")
         kept = [self.nest.dims[a] for a in m.out_map if a is not None]
+        if self.chunk is not None:
+            kept = [CHUNKS] + kept
         if not kept:
             self.fe.lines.append(f"{name} = {red.init(acc_dtype)}")
         else:
@@ -622,6 +675,8 @@ class NestEmitter:
     def _acc_update(self, m, acc) -> list:
         red = self._reducer(m)
         kept = [self.loop[a] for a in m.out_map if a is not None]
+        if self.chunk is not None:
+            kept = [self.chunk] + kept
         target = f"{acc}[{', '.join(kept)}]" if kept else acc
         if not kept:
             return [red.update(acc, self._value_for(m))]
