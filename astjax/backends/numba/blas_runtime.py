@@ -156,9 +156,10 @@ def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
     x, or x.T when its flag is set; each row of a, b and out is contiguous.  BLAS is
     column-major: a row-major out is out.T there, so the call computes
     out.T = op(b).T @ op(a).T, reading a row-major matrix as its transpose."""
-    arrays = (a, b, out)
-    if not all(isinstance(x, types.Array) and x.ndim == 2 for x in arrays) or \
-            out.dtype not in (types.float32, types.float64) or a.dtype != out.dtype or b.dtype != out.dtype:
+    arrays = (a, b, out)  # (C-contiguous: BLAS needs each row's elements adjacent)
+    if not all(isinstance(x, types.Array) and x.ndim == 2 and x.layout == "C" for x in arrays) \
+            or out.dtype not in (types.float32, types.float64) or a.dtype != out.dtype \
+            or b.dtype != out.dtype:
         return None
     sig = types.none(a, b, out, ta, tb, r0, r1, c0, c1)
 

@@ -459,9 +459,9 @@ class NestEmitter:
         accs = [m for m in self.nest.order if m.kind == "acc"]
         if self.fe.module.target == "cuda" or passes != 1 or not accs or self._accs_apart():
             return False
-        if any(m.eqn.prim != "reduce_sum" for m in accs) or \
+        if any(m.eqn.prim != "reduce_sum" or not self.inner(m.source) for m in accs) or \
                 any(m.kind == "row" for m in self.nest.order):
-            return False
+            return False  # (an acc updated outside the inner loops has no block to add into)
         first = self._first_axis()
         if first is None or any(first in m.out_map for m in accs):
             return False
