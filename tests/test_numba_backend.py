@@ -266,9 +266,9 @@ def test_cached_machine_code_is_keyed_by_the_runtime_it_inlines(monkeypatch):
     """Numba's on-disk cache knows only the generated file: the file's name must change when
     vecmath or the runtime does, or a process would run machine code built from old ones."""
     import os
-    from astjax.backends import numba as numba_backend
+    from astjax.backends import numba as numba_backend, numba_runtime_files
     names = {os.path.relpath(p, os.path.dirname(os.path.dirname(p)))
-             for p in numba_backend.runtime_files()}
+             for p in numba_runtime_files()}
     assert {"vecmath/__init__.py", "vecmath/explog.py", "vecmath/trig.py", "vecmath/special.py",
             "vecmath/variants.py", "vecmath/ir.py", "numba/runtime.py"} <= names
     before = numba_backend._digest("def f(x):\n    return x\n", {})

@@ -6,6 +6,8 @@ A backend is a package `astjax.backends.<name>` with
 and its own table of lowerings, keyed by primitive name. Backends import the core and nothing
 above it.
 """
+import functools
+import hashlib
 import importlib
 import os
 
@@ -27,3 +29,14 @@ def numba_runtime_files() -> list:
     helpers = sorted(f for f in os.listdir(numba) if f.endswith("_runtime.py"))  # conv, blas..
     return [os.path.join(numba, f) for f in ["runtime.py"] + helpers] + \
         [os.path.join(vecmath, f) for f in sorted(os.listdir(vecmath)) if f.endswith(".py")]
+
+
+@functools.lru_cache(maxsize=None)
+def numba_runtime_digest() -> str:
+    """A digest of those files' names and contents: part of the generated kernels' file
+    names and of the auto backend's tuning records."""
+    h = hashlib.sha256()
+    for path in numba_runtime_files():
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read())
+    return h.hexdigest()

@@ -9,11 +9,11 @@ function settles again); so is a close call (`decisive`), which the next process
 """
 import functools
 import glob
-import hashlib
 import importlib.util
 import json
 import os
 
+from astjax.backends import numba_runtime_digest
 from astjax.core.files import cache_root, content_digest, write_atomic
 from astjax.core.ir import Func
 
@@ -24,7 +24,8 @@ CLOSE = 1.25  # timings nearer than this factor are a close call, timed again
 def key(func: Func, origin: str) -> str:
     from astjax.backends import numpy as reference
     text, consts = reference.module_source(func, origin)
-    versions = f"jaxlib {_jaxlib_version()} numba {_numba_version()} {_numba_runtime()}"
+    versions = (f"jaxlib {_jaxlib_version()} numba {_numba_version()} "
+                f"{numba_runtime_digest()[:12]}")
     return f"{func.name}_{content_digest(text, consts, versions)[:20]}"
 
 
@@ -34,17 +35,6 @@ def _jaxlib_version() -> str:
     except ImportError:  # (the auto backend runs without XLA: NumPy, then Numba)
         return "none"
     return jaxlib.__version__
-
-
-@functools.lru_cache(maxsize=None)
-def _numba_runtime() -> str:
-    """A digest of the Numba backend's runtime files."""
-    from astjax.backends import numba_runtime_files
-    h = hashlib.sha256()
-    for path in numba_runtime_files():
-        with open(path, "rb") as f:
-            h.update(f.read())
-    return h.hexdigest()[:12]
 
 
 @functools.lru_cache(maxsize=None)

@@ -40,7 +40,7 @@ import numba.core.errors  # noqa: E402
 
 from .cache_locator import ensure_locator  # noqa: E402  (first: before any cache=True)
 
-from astjax.backends import numba_runtime_files
+from astjax.backends import numba_runtime_digest
 from astjax.core.files import cache_root, content_digest, discard, write_if_changed
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
@@ -218,9 +218,6 @@ def kernel_signature(func: Func, args) -> tuple:
     return tuple(numba.typeof(_argument(a, v.aval)) for a, v in zip(args, func.params))
 
 
-runtime_files = numba_runtime_files
-
-
 # LLVM's interleave count for the generated kernels' vectorised loops: each step works on this
 # many vectors at once, with as many partial sums. LLVM's own choice was 1 for our loop bodies
 # (long fused chains, reductions): a chain of math functions waited on its own latency and a
@@ -253,12 +250,9 @@ def kernel_options():
 
 
 def _runtime_fingerprint() -> str:
-    h = hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__} "
-                       f"interleave {INTERLEAVE}".encode())
-    for path in runtime_files():
-        with open(path, "rb") as f:
-            h.update(os.path.basename(path).encode() + b"\0" + f.read())
-    return h.hexdigest()
+    return hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__} "
+                          f"interleave {INTERLEAVE} runtime {numba_runtime_digest()}"
+                          .encode()).hexdigest()
 
 
 # Part of every generated file's name: a new vecmath (a fix, a faster path) or a new Numba

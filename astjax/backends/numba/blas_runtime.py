@@ -16,6 +16,7 @@ wrapper resolves gemm on its first call by taking the GIL, which a parallel loop
 cannot do while the caller holds it.
 """
 import ctypes
+import functools
 import glob
 import os
 from types import SimpleNamespace
@@ -48,12 +49,14 @@ _TABLE = (ctypes.c_void_p * 9)()
 _TABLE_SYMBOL = "astjax_gemm_table"
 
 
-def openblas_libraries(package: str = "scipy") -> list:
-    """A wheel's bundled OpenBLAS (`scipy.libs`, `numpy.libs`), loaded; empty for other
-    builds."""
+@functools.lru_cache(maxsize=None)
+def openblas_libraries(package: str = "scipy") -> tuple:
+    """A wheel's bundled OpenBLAS (`scipy.libs`, `numpy.libs`), loaded once (the backend
+    also sets SciPy's to one thread); empty for other builds."""
     module = __import__(package)
     folder = os.path.join(os.path.dirname(os.path.dirname(module.__file__)), package + ".libs")
-    return [ctypes.CDLL(path) for path in sorted(glob.glob(os.path.join(folder, "*openblas*.so*")))]
+    return tuple(ctypes.CDLL(path)
+                 for path in sorted(glob.glob(os.path.join(folder, "*openblas*.so*"))))
 
 
 def _address(libs, names):

@@ -479,8 +479,10 @@ class NestEmitter:
         var, size = self.loop[a], self.nest.dims[a]
         if self.chunk is not None:
             chunk, chunks = self.chunk, CHUNKS
-            rows = -(-size // CHUNKS) if isinstance(size, int) else self.fe.fresh("rows")
-            if not isinstance(size, int):
+            if isinstance(size, int):
+                rows = -(-size // CHUNKS)
+            else:  # (named once: the loop's bounds read it three times)
+                rows = self.fe.fresh("rows")
                 self.fe.lines.append(f"{rows} = -(-{size} // {CHUNKS})")
         else:
             chunk = self.fe.fresh("chunk")
