@@ -1,5 +1,9 @@
 """The Numba backend's matrix products (blas_runtime): gemm called directly on operands read
 transposed by flag, large products cut into one block per thread.  Oracle: NumPy in float64."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -91,3 +95,33 @@ def test_an_empty_sum_is_zero():
     br.batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
                    False, False)
     assert (out == 0).all()
+
+
+PRODUCT_IN_A_NEW_PROCESS = """
+import numpy as np, astjax, astjax.numpy as jnp
+x = np.linspace(-1, 1, 64 * 64, dtype=np.float32).reshape(64, 64)
+def layer(x, w):
+    return jnp.tanh(x @ w)
+f = astjax.jit(layer, backend="numba")
+got = np.asarray(f(x, x.T), np.float64)
+want = np.tanh(x.astype(np.float64) @ x.T.astype(np.float64))
+assert np.abs(got - want).max() < 1e-4, np.abs(got - want).max()
+print("ok")
+"""
+
+
+def test_a_cached_kernel_with_a_product_runs_in_a_new_process(tmp_path):
+    """A kernel that is not parallel itself calls the parallel _products. The first process
+    caches _products, the second compiles the kernel around the cached _products, the third
+    loads that kernel from the cache: it used to call Numba's unstarted thread pool (a
+    segfault) because the cached kernel did not record that the pool must be started."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path / "generated"),
+               NUMBA_CACHE_DIR=str(tmp_path / "machine_code"))
+    warm_runtime = "import numpy as np\nfrom astjax.backends.numba import blas_runtime as br\n" \
+        "a = np.ones((4, 4), np.float32); br.dot(a, a, np.empty_like(a), False, False)"
+    program = tmp_path / "product.py"  # (astjax reads the function's source file)
+    program.write_text(PRODUCT_IN_A_NEW_PROCESS)
+    for args in (["-c", warm_runtime], [str(program)], [str(program)]):
+        done = subprocess.run([sys.executable, *args], env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
