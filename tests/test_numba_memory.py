@@ -1,0 +1,64 @@
+"""The Numba backend keeps freed memory for the next call (glibc's malloc thresholds): a
+kernel whose temporaries total 40 MB takes no page faults on repeat calls. Oracle: the
+process's minor page-fault count, read in a new process so that no earlier test has moved
+glibc's adaptive thresholds."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "confstr") or not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"),
+    reason="the thresholds are glibc's")
+
+# A vmapped while loop over a million lanes: carries, double buffers and flags are ~40 MB.
+PROGRAM = """
+import resource
+import numpy as np
+import astjax, astjax.numpy as jnp
+from astjax import lax
+
+
+def newton_sqrt(a):
+    def cond(state):
+        x, i = state
+        return jnp.logical_and(jnp.abs(x * x - a) > 1e-6 * a, i < 50)
+
+    def body(state):
+        x, i = state
+        return 0.5 * (x + a / x), i + 1
+
+    x, _ = lax.while_loop(cond, body, (a + 1.0, 0))
+    return x
+
+
+a = np.linspace(0.01, 100, 1_000_000, dtype=np.float32)
+f = astjax.jit(astjax.vmap(newton_sqrt), backend="numba")
+assert np.allclose(f(a), np.sqrt(a), rtol=1e-5)
+f(a)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    f(a)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 5)
+"""
+
+
+def _faults_per_call(tmp_path, **env) -> int:
+    program = tmp_path / "newton.py"
+    program.write_text(PROGRAM)
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith("MALLOC_") and name != "GLIBC_TUNABLES"} | env
+    done = subprocess.run([sys.executable, str(program)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout.split()[-1])
+
+
+def test_repeat_calls_reuse_the_memory_their_temporaries_freed(tmp_path):
+    assert _faults_per_call(tmp_path) < 500  # (9,500 a call before: every page of 40 MB)
+
+
+def test_a_programs_own_malloc_settings_are_kept(tmp_path):
+    """MALLOC_TRIM_THRESHOLD_=0 gives every freed page back at once: the faults return."""
+    assert _faults_per_call(tmp_path, MALLOC_TRIM_THRESHOLD_="0") > 5000
