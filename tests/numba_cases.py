@@ -272,6 +272,20 @@ def column_sums(x, b):
     return jnp.sum(h * h, axis=0), jnp.sum(h, axis=0) * 2.0, h
 
 
+def slab_sums(x):
+    """Sums down the first axis of a 3-D nest (64 x 8 x 300): partial sums per block of rows,
+    combined over two kept axes."""
+    h = jnp.tanh(x)
+    return jnp.sum(h * h, axis=0), h
+
+
+def decided_early_and_late(x):
+    """any/all over a matrix, decided by its first elements or only by its last (each its own
+    nest: the shapes differ): a serial nest that stops at its answer must still give it."""
+    return (jnp.any(x > 0.5), jnp.all(x[:20] < 2.0), jnp.any(x[:, :10] > 10.0),
+            jnp.all(x[5:] > -10.0), jnp.any(x[:33, ::-1] >= x[-1, 0]))
+
+
 def scaled_outer(a, b):
     return jnp.outer(a, b) * 2.0 + 1.0
 
@@ -345,6 +359,9 @@ def fusion_cases() -> dict:
         "column_sums_f32": (astjax.jit(column_sums),
                             (rng.standard_normal((600, 300)).astype(f32),
                              rng.standard_normal(300).astype(f32))),
+        "slab_sums": (astjax.jit(slab_sums), (rng.standard_normal((64, 8, 300)),)),
+        "decided_early_and_late": (astjax.jit(decided_early_and_late),
+                                   (rng.standard_normal((40, 30)),)),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
     }

@@ -191,7 +191,20 @@ def test_a_sum_down_columns_runs_in_blocks_with_partial_sums(compiled):
     source = fn.source
     assert "for chunk in numba.prange(8):" in source, source
     assert re.search(r"_acc\[chunk, j\w*\] = rt\.radd\(", source), source
-    assert re.search(r"= \w+_acc\.sum\(axis=0\)", source), source
+    assert "for c in range(1, 8):" in source and ".sum(axis=0)" not in source, source
+
+
+def test_partial_sums_over_two_kept_axes_are_combined_and_reshaped(compiled):
+    *_, fn = compiled("slab_sums")
+    assert "for chunk in numba.prange(8):" in fn.source, fn.source
+    assert re.search(r"_acc_flat = \w+_acc\.reshape\(\(8, ", fn.source), fn.source
+
+
+def test_a_batched_while_loops_test_stops_at_its_first_running_lane(compiled):
+    """The loop's test (any lane running) is a serial nest over the flags that breaks at the
+    first set one."""
+    *_, fn = compiled("vmap_while_f32")
+    assert re.search(r"if reduce_or\w*:\n\s+break", fn.source), fn.source
 
 
 def test_products_over_leading_axes_read_their_operands_transposed(compiled):

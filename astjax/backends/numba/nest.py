@@ -52,10 +52,12 @@ class Member:
 
 
 class Reducer:
-    """How a reduction accumulates: init(dtype) text, update(acc, v) text, accumulator dtype."""
+    """How a reduction accumulates: init(dtype) text, update(acc, v) text, accumulator dtype;
+    settled(acc): a test, true once no later value can change the result (any, all)."""
 
-    def __init__(self, init, update, widen=False, parallel_op=None):
+    def __init__(self, init, update, widen=False, parallel_op=None, settled=None):
         self.init, self.update, self.widen, self.parallel_op = init, update, widen, parallel_op
+        self.settled = settled
 
     def acc_dtype(self, dtype):
         dtype = np.dtype(dtype)
@@ -428,7 +430,7 @@ class NestEmitter:
             fe.lines.append(IN_ORDER)  # accumulates across the outer loop: one thread
         fe.lines += lines
         if self.chunk is not None:
-            accs = {v: self._combined(acc) for v, acc in accs.items()}
+            accs = {m.var.id: self._combined(m, accs[m.var.id]) for m in order if m.kind == "acc"}
         for m in order:
             if m.var.id in stores:
                 self.results[m.var.id] = Array(m.var.aval, stores[m.var.id])
@@ -492,11 +494,31 @@ class NestEmitter:
                 f"    for {var} in range({chunk} * {rows}, min({chunk} * {rows} + {rows}, "
                 f"{size})):"]
 
-    def _combined(self, parts: str) -> str:
-        """The accumulator summed over its per-block copies (the leading axis)."""
-        name = self.fe.fresh(parts + "_sum")
-        self.fe.lines.append(f"{name} = {parts}.sum(axis=0)")
-        return name
+    def _combined(self, m, parts: str) -> str:
+        """The accumulator summed over its per-block copies (the leading axis), by loops:
+        Numba's `sum(axis=0)` costs 2.4 s of compile (its bounds check formats a message)."""
+        fe = self.fe
+        dims = [text(self.nest.dims[a]) for a in m.out_map if a is not None]
+        name, total = fe.fresh(parts + "_sum"), fe.fresh("total")
+        c, j = fe.fresh("c"), fe.fresh("j")
+        if not dims:
+            fe.lines += [f"{name} = {parts}[0]", f"for {c} in range(1, {CHUNKS}):",
+                         f"    {name} += {parts}[{c}]"]
+            return name
+        size = " * ".join(dims)
+        flat = fe.fresh(parts + "_flat")
+        fe.lines += [f"{flat} = {parts}.reshape(({CHUNKS}, {size}))",
+                     f"{name} = np.empty(({size},), {E.dtype_text(self._acc_dtype(m))})",
+                     f"for {j} in range({size}):",
+                     f"    {total} = {flat}[0, {j}]",
+                     f"    for {c} in range(1, {CHUNKS}):",
+                     f"        {total} += {flat}[{c}, {j}]",
+                     f"    {name}[{j}] = {total}"]
+        if len(dims) == 1:
+            return name
+        shaped = fe.fresh(parts + "_shaped")
+        fe.lines.append(f"{shaped} = {name}.reshape(({', '.join(dims)}))")
+        return shaped
 
     def _accs_apart(self) -> bool:
         """Whether every accumulator is indexed by the axis of the nest's first loop (the one
@@ -610,7 +632,23 @@ class NestEmitter:
         for m in self.nest.order:
             if m.kind == "acc" and m.p == p and self.inner(m.source):
                 body += self._acc_update(m, accs[m.var.id])
-        return head + [ind + line for line in body]
+        lines = head + [ind + line for line in body]
+        settled = self._settled(stores, accs, parallel)
+        for depth in range(len(head), 0, -1) if settled else ():  # out of every loop
+            lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
+        return lines
+
+    def _settled(self, stores, accs, parallel):
+        """The test after which a serial nest that only computes one any/all may stop: a
+        batched while loop's test reads a million flags, and while any lane runs the first
+        flags already decide it."""
+        found = [m for m in self.nest.order if m.kind in ("row", "acc")]
+        if parallel or stores or self.k or len(found) != 1 or found[0].varying \
+                or self.fe.module.target == "cuda":
+            return None
+        m = found[0]
+        settled = self._reducer(m).settled
+        return settled(m.local if m.kind == "row" else accs[m.var.id]) if settled else None
 
     # -------------------------------------------------------- reductions
     def _reducer(self, m):

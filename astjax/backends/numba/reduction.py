@@ -111,8 +111,9 @@ REDUCERS.update({
                            True),
     "reduce_max": Reducer(lambda d: _extreme(d, False), _pick("max")),
     "reduce_min": Reducer(lambda d: _extreme(d, True), _pick("min")),
-    "reduce_and": Reducer(lambda d: "True", lambda a, v: f"{a} = {a} & {v}"),
-    "reduce_or": Reducer(lambda d: "False", lambda a, v: f"{a} = {a} | {v}"),
+    "reduce_and": Reducer(lambda d: "True", lambda a, v: f"{a} = {a} & {v}",
+                          settled=lambda a: f"not {a}"),
+    "reduce_or": Reducer(lambda d: "False", lambda a, v: f"{a} = {a} | {v}", settled=lambda a: a),
     "argmax": Reducer(lambda d: _extreme(d, False), _arg_update(">")),
     "argmin": Reducer(lambda d: _extreme(d, True), _arg_update("<")),
 })
