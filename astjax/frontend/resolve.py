@@ -36,22 +36,24 @@ STANDS_FOR: dict = {}
 def register_module(name: str, module) -> None:
     """Make user code's `import name` (or `jax.<name>` alias) mean `module`."""
     STANDS_FOR[name] = module
-    module_map.cache_clear()
 
 
-@functools.lru_cache(maxsize=None)
-def module_map() -> dict:
-    """Modules user code may import, mapped to the astjax module that stands for each."""
-    import astjax.lax
-    import astjax.nn
-    import astjax.numpy as jnp
-    import astjax.random
-    import astjax.tree_util
-    mapping = {"numpy": jnp, "numpy.linalg": jnp.linalg, "jax.numpy": jnp,
-               "jax.numpy.linalg": jnp.linalg, "jax.lax": astjax.lax, "jax.nn": astjax.nn,
-               "jax.tree_util": astjax.tree_util, "jax.random": astjax.random}
-    mapping.update(STANDS_FOR)
-    return mapping
+# Modules user code may import, and the astjax module that stands for each: imported when a
+# program first names one (astjax.random alone took 60-80 ms of a first call to import, in
+# a program that never used it, where no bytecode is cached).
+_STANDS_IN = {"numpy": "astjax.numpy", "numpy.linalg": "astjax.numpy.linalg",
+              "jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
+              "jax.lax": "astjax.lax", "jax.nn": "astjax.nn", "jax.tree_util": "astjax.tree_util",
+              "jax.random": "astjax.random"}
+
+
+def stand_in(name: str):
+    """The astjax module standing for the module user code calls `name`, or None."""
+    registered = STANDS_FOR.get(name)
+    if registered is not None:
+        return registered
+    target = _STANDS_IN.get(name)
+    return importlib.import_module(target) if target is not None else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,7 +71,7 @@ def numpy_function_map() -> dict:
 def translate(value):
     """The value user code should see for a module or function it named."""
     if isinstance(value, types.ModuleType):
-        mapped = module_map().get(value.__name__)
+        mapped = stand_in(value.__name__)
         return mapped if mapped is not None else (_counterpart(value.__name__) or value)
     if callable(value) and id(value) in numpy_function_map():
         return numpy_function_map()[id(value)]
@@ -101,7 +103,7 @@ def _jax_function(fn):
 
 
 def _index(theirs, name: str) -> dict:
-    ours = module_map().get(name) or _counterpart(name)
+    ours = stand_in(name) or _counterpart(name)
     if ours is None:
         return {}
     out = {}
