@@ -61,8 +61,8 @@ def _define(name, impl):
 
 
 def _special():
-    """scipy.special, imported when a special function first runs: importing it took 0.24 of
-    `import astjax`'s 0.5 s."""
+    """scipy.special, imported when a special function first runs: importing it took 0.24 s
+    of `import astjax`'s 0.5 s."""
     return importlib.import_module("scipy.special")
 
 
@@ -74,7 +74,13 @@ def _scipy(name: str):
 
 
 def _logistic(x):
-    return _special().expit(x)
+    """1 / (1 + exp(-x)), as XLA computes it (below about -88 in float32, exp overflows and
+    the result is 0). NumPy's own ufuncs: SciPy's expit would cost a first call the import
+    of scipy.special (0.24 s)."""
+    x = np.asarray(x)
+    with np.errstate(over="ignore"):
+        out = 1.0 / (1.0 + np.exp(-x))
+    return out if out.ndim else out[()]
 
 
 def _rsqrt(x):
