@@ -62,3 +62,8 @@ def test_repeat_calls_reuse_the_memory_their_temporaries_freed(tmp_path):
 def test_a_programs_own_malloc_settings_are_kept(tmp_path):
     """MALLOC_TRIM_THRESHOLD_=0 gives every freed page back at once: the faults return."""
     assert _faults_per_call(tmp_path, MALLOC_TRIM_THRESHOLD_="0") > 5000
+
+
+def test_other_malloc_settings_leave_the_thresholds_to_the_backend(tmp_path):
+    """MALLOC_ARENA_MAX (common in containers) says nothing of the thresholds."""
+    assert _faults_per_call(tmp_path, MALLOC_ARENA_MAX="2") < 500

@@ -88,8 +88,10 @@ def _reused_heap() -> None:
     blocks past its mmap threshold from fresh mappings: either way the next call faults in
     every page it writes. A vmapped while loop over a million lanes (40 MB of temporaries)
     took 9,490 page faults and 15-20 ms a call in a new process, against none and 5-6 ms
-    with these thresholds. A program that set glibc's malloc settings itself keeps them."""
-    if "GLIBC_TUNABLES" in os.environ or any(name.startswith("MALLOC_") for name in os.environ):
+    with these thresholds. A program that set either threshold itself keeps its own."""
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if any(name in os.environ for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")) \
+            or "trim_threshold" in tunables or "mmap_threshold" in tunables:
         return
     try:
         if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):

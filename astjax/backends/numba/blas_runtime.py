@@ -26,7 +26,6 @@ import numba
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
-from numba.np.ufunc.parallel import _launch_threads
 
 # Multiply-adds below which a product stays one call (~50 us on one thread): under it, the
 # cost of starting the threads is not repaid.
@@ -214,11 +213,12 @@ def _unliteral(typingctx, x):
     return types.unliteral(x)(x), lambda context, builder, sig, args: args[0]
 
 
-# Start Numba's thread pool now. A kernel that is not parallel itself but calls _products
-# links in its machine code; when _products came from Numba's disk cache, the kernel's own
-# cached entry does not record that the pool must be started before it runs, so a new process
-# that loads that kernel first would call the pool's entry point at address 0.
-_launch_threads()
+# Start Numba's thread pool now (asking for its size starts it). A kernel that is not
+# parallel itself but calls _products links in its machine code; when _products came from
+# Numba's disk cache, the kernel's own cached entry does not record that the pool must be
+# started before it runs, so a new process that loads that kernel first would call the
+# pool's entry point at address 0 (test_numba_blas checks this in three processes).
+numba.get_num_threads()
 
 
 @numba.njit(cache=True, error_model="numpy", parallel=True)

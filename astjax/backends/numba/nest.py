@@ -634,8 +634,9 @@ class NestEmitter:
                 body += self._acc_update(m, accs[m.var.id])
         lines = head + [ind + line for line in body]
         settled = self._settled(stores, accs, parallel)
-        for depth in range(len(head), 0, -1) if settled else ():  # out of every loop
-            lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
+        if settled:
+            for depth in range(len(head), 0, -1):  # out of every loop, innermost first
+                lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
         return lines
 
     def _settled(self, stores, accs, parallel):
