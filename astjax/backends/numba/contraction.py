@@ -36,16 +36,22 @@ def lower_dot_general(fe, eqn, ins, outs):
     a_free = [j for j in range(aa.ndim) if j not in lc + lb]
     b_free = [j for j in range(ba.ndim) if j not in rc + rb]
     lines = []
-    result = matmul(fe, (a, aa, lb, a_free, lc), (b, ba, rb, rc, b_free), out.dtype,
-                    outs[0], lines)
-    lines.append(f"{outs[0]} = {result}.reshape({result}.size)[0]" if not out.shape
-                 else f"{outs[0]} = {result}.reshape({shape_text(out.shape)})")
+    result, shape = matmul(fe, (a, aa, lb, a_free, lc), (b, ba, rb, rc, b_free), out.dtype,
+                           outs[0], lines)
+    if not out.shape:
+        lines.append(f"{outs[0]} = {result}.reshape({result}.size)[0]")
+    elif shape == tuple(str(d) for d in out.shape):  # (a product of matrices: as it is)
+        lines.append(f"{outs[0]} = {result}")
+    else:
+        lines.append(f"{outs[0]} = {result}.reshape({shape_text(out.shape)})")
     return lines
 
 
-def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
-    """A (batch, m, n) array: left as (batch, free, contracted) @ right as (batch,
-    contracted, free); each of left/right is (name, aval, axes, axes, axes) in that order."""
+def matmul(fe, left, right, dtype, base: str, lines: list) -> tuple:
+    """(name, shape): left as (batch, free, contracted) @ right as (batch, contracted, free),
+    each of left/right (name, aval, axes, axes, axes) in that order. Without batch axes the
+    result is an (m, n) matrix, its shape given as texts; else a (batch, m, n) array and
+    None."""
     a, aa, *a_groups = left
     b, ba, *b_groups = right
     plain = _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines)
@@ -66,7 +72,7 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> str:
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
-    return result
+    return result, None
 
 
 def _swapped(aval, dtype, groups) -> bool:
@@ -107,7 +113,7 @@ def _size(aval, axes):
 def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     """A product without batch axes of two matrices (or vectors) of the result's float dtype:
     one BLAS product on the operands as they are, read transposed where the product needs
-    it, no copies.  Else None."""
+    it, no copies, into an (m, n) matrix: (its name, (m, n) as texts).  Else None."""
     if aa.dtype != dtype or ba.dtype != dtype or not aa.shape or not ba.shape:
         return None
     left = _as_matrix(a, aa, a_groups)
@@ -119,11 +125,11 @@ def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     n = product([str(ba.shape[j]) for j in b_groups[2]]) if b_groups[2] else "1"
     vector = _vector_product(a, aa, a_groups, b, ba, b_groups, left, right)
     if vector is not None:
-        lines.append(f"{result} = {vector}.reshape((1, {m}, {n}))")
+        lines.append(f"{result} = {vector}.reshape(({m}, {n}))")
     else:
-        lines += [f"{result} = np.empty((1, {m}, {n}), {dtype_text(dtype)})",
-                  f"rt.dot({left[0]}, {right[0]}, {result}[0], {left[1]}, {right[1]})"]
-    return result
+        lines += [f"{result} = np.empty(({m}, {n}), {dtype_text(dtype)})",
+                  f"rt.dot({left[0]}, {right[0]}, {result}, {left[1]}, {right[1]})"]
+    return result, (m, n)
 
 
 def _vector_product(a, aa, a_groups, b, ba, b_groups, left, right):
@@ -249,11 +255,13 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
         left = (ins[1], ba, *axes(lb_, [batch, b_free, contracted]))
         right = (ins[0], aa, *axes(la, [batch, contracted, a_free]))
         order = output
-    result = matmul(fe, left, right, out.dtype, name, lines)
+    result, shape = matmul(fe, left, right, out.dtype, name, lines)
     if not output:
         lines.append(f"{name} = {result}.reshape({result}.size)[0]")
         return lines
-    shaped = f"{result}.reshape({shape_text([sizes[lab] for lab in order])})"
+    dims = [sizes[lab] for lab in order]
+    shaped = result if shape == tuple(str(d) for d in dims) else \
+        f"{result}.reshape({shape_text(dims)})"
     perm = [order.index(lab) for lab in output]
     if perm != sorted(perm):
         shaped = f"np.ascontiguousarray({shaped}.transpose({tuple_text([str(j) for j in perm])}))"
