@@ -14,24 +14,11 @@ pytestmark = pytest.mark.skipif(
 
 # A vmapped while loop over a million lanes: carries, double buffers and flags are ~40 MB.
 PROGRAM = """
-import resource
+import resource, sys
 import numpy as np
-import astjax, astjax.numpy as jnp
-from astjax import lax
-
-
-def newton_sqrt(a):
-    def cond(state):
-        x, i = state
-        return jnp.logical_and(jnp.abs(x * x - a) > 1e-6 * a, i < 50)
-
-    def body(state):
-        x, i = state
-        return 0.5 * (x + a / x), i + 1
-
-    x, _ = lax.while_loop(cond, body, (a + 1.0, 0))
-    return x
-
+import astjax
+sys.path.insert(0, {tests!r})
+from numba_cases import newton_sqrt
 
 a = np.linspace(0.01, 100, 1_000_000, dtype=np.float32)
 f = astjax.jit(astjax.vmap(newton_sqrt), backend="numba")
@@ -46,7 +33,7 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 5)
 
 def _faults_per_call(tmp_path, **env) -> int:
     program = tmp_path / "newton.py"
-    program.write_text(PROGRAM)
+    program.write_text(PROGRAM.format(tests=os.path.dirname(os.path.abspath(__file__))))
     env = {name: value for name, value in os.environ.items()
            if not name.startswith("MALLOC_") and name != "GLIBC_TUNABLES"} | env
     done = subprocess.run([sys.executable, str(program)], env=env, capture_output=True,

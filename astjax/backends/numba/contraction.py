@@ -38,13 +38,17 @@ def lower_dot_general(fe, eqn, ins, outs):
     lines = []
     result, shape = matmul(fe, (a, aa, lb, a_free, lc), (b, ba, rb, rc, b_free), out.dtype,
                            outs[0], lines)
-    if not out.shape:
-        lines.append(f"{outs[0]} = {result}.reshape({result}.size)[0]")
-    elif shape == tuple(str(d) for d in out.shape):  # (a product of matrices: as it is)
-        lines.append(f"{outs[0]} = {result}")
-    else:
-        lines.append(f"{outs[0]} = {result}.reshape({shape_text(out.shape)})")
+    lines.append(f"{outs[0]} = {result}.reshape({result}.size)[0]" if not out.shape
+                 else f"{outs[0]} = {_shaped(result, shape, out.shape)}")
     return lines
+
+
+def _shaped(result: str, shape, dims) -> str:
+    """matmul's result as an array of `dims`: as it is where its shape already is (a product
+    of matrices), else reshaped."""
+    if shape == tuple(str(d) for d in dims):
+        return result
+    return f"{result}.reshape({shape_text(dims)})"
 
 
 def matmul(fe, left, right, dtype, base: str, lines: list) -> tuple:
@@ -259,9 +263,7 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
     if not output:
         lines.append(f"{name} = {result}.reshape({result}.size)[0]")
         return lines
-    dims = [sizes[lab] for lab in order]
-    shaped = result if shape == tuple(str(d) for d in dims) else \
-        f"{result}.reshape({shape_text(dims)})"
+    shaped = _shaped(result, shape, [sizes[lab] for lab in order])
     perm = [order.index(lab) for lab in output]
     if perm != sorted(perm):
         shaped = f"np.ascontiguousarray({shaped}.transpose({tuple_text([str(j) for j in perm])}))"
