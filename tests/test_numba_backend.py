@@ -123,6 +123,25 @@ def test_fused_chain_reads_like_the_source(compiled):
     assert "numba.prange(" in big.source and "parallel=True" in big.source
 
 
+def _shift_relu(x, b):
+    return jnp.maximum(x + b, 0.0)
+
+
+def _shift_tanh(x, b):
+    return jnp.tanh(x + b)
+
+
+def test_a_memory_bound_nest_goes_parallel_only_when_large():
+    """Arithmetic alone over 131072 elements stays one thread (a second gains little on a
+    memory-bound loop and a parallel loop costs about a second of compile); transcendental
+    work of that size, or arithmetic over 4x as many elements, runs in parallel."""
+    b = np.zeros(512, np.float32)
+    small, large = np.ones((256, 512), np.float32), np.ones((1024, 512), np.float32)
+    assert "prange" not in astjax.make_source(_shift_relu, small, b, backend="numba")
+    assert "numba.prange(" in astjax.make_source(_shift_tanh, small, b, backend="numba")
+    assert "numba.prange(" in astjax.make_source(_shift_relu, large, b, backend="numba")
+
+
 def _top_level_loops(source: str) -> list:
     """The loop statements directly in the generated function's body."""
     return [line for line in source.splitlines() if re.match(r"    for \w+ in ", line)]
@@ -153,7 +172,8 @@ def test_row_normalisation_is_one_loop_nest_over_rows(compiled, name):
     passes = [line for line in _loop_body(source, loops[0].strip())
               if re.match(r"        for \w+ in ", line)]
     assert 1 <= len(passes) <= 3, source
-    assert "np.empty" not in "\n".join(_loop_body(source, loops[0].strip()))
+    body = "\n".join(_loop_body(source, loops[0].strip()))
+    assert "np.empty" not in body and "rt.empty" not in body, body
 
 
 def test_matrix_vector_product_joins_the_pass_that_rereads_its_matrix(compiled):
@@ -229,7 +249,8 @@ def test_small_state_loop_allocates_nothing(compiled):
     assert len(loops) == 2, source  # the forward loop and its reverse sweep
     for loop in loops:
         body = "\n".join(_loop_body(source, loop.strip()))
-        for allocation in ("np.empty", "np.full", "np.zeros", "np.concatenate", ".copy()"):
+        for allocation in ("np.empty", "np.full", "np.zeros", "rt.empty", "rt.full", "rt.zeros",
+                           "np.concatenate", ".copy()"):
             assert allocation not in body, (allocation, body)
 
 

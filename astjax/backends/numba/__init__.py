@@ -22,9 +22,11 @@ import contextlib
 import ctypes
 import hashlib
 import importlib.util
+import io
 import os
 import sys
 import threading
+import tokenize
 
 import numpy as np
 
@@ -175,7 +177,26 @@ def module_source(func: Func, origin: str) -> tuple:
     check_lowerings(func)
     module = ModuleEmitter(func)
     module.function(func)
-    return HEADER.format(origin=origin) + module.text(), module.consts
+    return HEADER.format(origin=origin) + _direct_allocations(module.text()), module.consts
+
+
+_ALLOCATIONS = {"empty", "full", "zeros"}
+
+
+def _direct_allocations(text: str) -> str:
+    """`np.empty(` -> `rt.empty(` (and full, zeros) in the code, not in the comments that
+    quote the user's lines: runtime's versions are lowered straight to an allocation, where
+    Numba's overloads compile a function of their own per rank and dtype in each process.
+    (The emitters write NumPy's names, which the CUDA backend reads.)"""
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    spots = [t.start for t, dot, name, paren in zip(tokens, tokens[1:], tokens[2:], tokens[3:])
+             if t.string == "np" and dot.string == "." and name.string in _ALLOCATIONS
+             and paren.string == "(" and t.end == dot.start and dot.end == name.start]
+    lines = text.splitlines(keepends=True)
+    for row, col in spots:
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + "rt" + line[col + 2:]
+    return "".join(lines)
 
 
 def missing() -> list:

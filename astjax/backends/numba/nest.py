@@ -447,7 +447,7 @@ class NestEmitter:
         if self.fe.module.target == "cuda":
             return False  # each iteration of the outer loop becomes a thread instead
         size = math.prod(self.nest.dims)
-        if by_size(lambda: size < E.PRANGE_MIN_SIZE) or not self._accs_apart():
+        if by_size(lambda: size < self._min_parallel_size()) or not self._accs_apart():
             return False
         if self.k >= 1:
             return True
@@ -470,7 +470,14 @@ class NestEmitter:
         size = math.prod(self.nest.dims)
         copies = CHUNKS * sum(math.prod(self.nest.dims[a] for a in m.out_map if a is not None)
                               for m in accs)
-        return by_size(lambda: size >= E.PRANGE_MIN_SIZE and 4 * copies <= size)
+        return by_size(lambda: size >= self._min_parallel_size() and 4 * copies <= size)
+
+    def _min_parallel_size(self) -> int:
+        """The size from which a parallel loop pays: a nest of arithmetic only is bound by
+        memory, and a second thread gains little on it below E.PRANGE_MIN_CHEAP elements
+        (while each parallel loop adds about a second to the compile)."""
+        costly = any(m.kind == "elem" and m.eqn.prim in E.COSTLY for m in self.nest.order)
+        return E.PRANGE_MIN_SIZE if costly else E.PRANGE_MIN_CHEAP
 
     def _first_axis(self):
         return next((a for a in range(self.nest.rank) if self.loop[a] != "0"), None)

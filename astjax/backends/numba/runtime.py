@@ -13,6 +13,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .. import vecmath
+from .alloc_runtime import clip_index, empty, full, zeros  # noqa: F401  (generated code's)
 
 njit = numba.njit(cache=True, error_model="numpy")
 
@@ -246,14 +247,6 @@ def argsort_rows(x, out):
 
 
 # ---------------------------------------------------------------- indexing on (P, N, Q)
-@njit
-def clip_index(i, size):
-    """JAX's gather rule: negative counts from the end, then clamped into range."""
-    if i < 0:
-        i += size
-    return min(max(i, 0), max(size - 1, 0))
-
-
 @njit
 def take(x, index, out):
     """out[p, j, q] = x[p, index[j], q]."""

@@ -1,0 +1,75 @@
+"""The allocations generated kernels call (rt.empty, rt.full, rt.zeros) and the gather's
+index clip, lowered straight to IR: the same results as NumPy (and as their own Python
+versions, which a generated module runs unjitted), compiled without Numba's overloads."""
+import numba
+import numpy as np
+import pytest
+
+from astjax.backends.numba import alloc_runtime as alloc
+from astjax.backends.numba import runtime as rt
+
+
+@numba.njit
+def _forms(n, m):
+    return (rt.empty((n, m), np.float32).shape, rt.empty(n),
+            rt.full((n, m), 2.5, np.float32), rt.full(n, np.int64(7)), rt.full((n,), True),
+            rt.zeros((n, m), np.int32), rt.zeros(n), rt.full((), 1.5, np.float64))
+
+
+@pytest.mark.parametrize("n, m", [(3, 4), (0, 5), (1, 1)])
+def test_allocations_match_numpy(n, m):
+    shape, default, full32, full_int, full_bool, zeros32, zeros64, scalar = _forms(n, m)
+    expected = (np.full((n, m), 2.5, np.float32), np.full(n, 7), np.full((n,), True),
+                np.zeros((n, m), np.int32), np.zeros(n), np.full((), 1.5))
+    assert shape == (n, m) and default.dtype == np.float64 and default.shape == (n,)
+    for got, want in zip((full32, full_int, full_bool, zeros32, zeros64, scalar), expected):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_negative_size_is_refused_as_numpy_does():
+    with pytest.raises(ValueError):
+        _forms(-1, 2)
+
+
+@numba.njit
+def _clip(i, size):
+    return rt.clip_index(i, size)
+
+
+def test_clip_index_matches_its_python_rule():
+    for size in (0, 1, 5):
+        for i in range(-8, 9):
+            assert _clip(np.int32(i), np.int64(size)) == alloc.clip_index(i, size), (i, size)
+            assert _clip(i, size) == alloc.clip_index(i, size)
+
+
+def test_the_python_versions_run_unjitted():
+    assert rt.empty((2, 3), np.float32).dtype == np.float32
+    np.testing.assert_array_equal(rt.full(3, 1.5), np.full(3, 1.5))
+    np.testing.assert_array_equal(rt.zeros((2,), np.int64), np.zeros(2, np.int64))
+
+
+def test_a_kernel_allocating_compiles_no_overload():
+    """rt.empty/full/zeros compile no function of their own (np.empty's overload did, per
+    rank and dtype, in every process)."""
+    from numba.core import event
+
+    compiled = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            compiled.append(getattr(ev.data.get("dispatcher"), "py_func", None))
+
+        def on_end(self, ev):
+            pass
+
+    @numba.njit
+    def kernel(n):
+        return rt.empty((n, 2), np.float64)[0, 0] * 0 + rt.zeros(n, np.int16).sum() + \
+            rt.full((n, n, n), np.float32(1), np.float32)[0, 0, 0]
+
+    with event.install_listener("numba:compile", Listener()):
+        assert kernel(3) == 1.0
+    names = [getattr(f, "__qualname__", "") for f in compiled]
+    assert not any("empty" in n or "full" in n or "zeros" in n for n in names), names
