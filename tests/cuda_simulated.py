@@ -11,6 +11,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import astjax  # noqa: E402
+import astjax.numpy as jnp  # noqa: E402
+from astjax import lax  # noqa: E402
 from astjax.errors import AstjaxError, TransformError  # noqa: E402
 from corpus import CASES  # noqa: E402
 from test_numba_backend import corpus_args  # noqa: E402
@@ -53,3 +55,49 @@ for case in CASES:
             case.static_argnums, dtype)
     if case.batchable and not case.static_argnums:
         run(f"vmap:{case.name}", astjax.vmap(case.fun), _two_lanes(args, ()), (), dtype)
+
+
+# ---------------------------------------------------------------- beyond the corpus
+# What the corpus reaches only in part: argmin along rows, a reverse cumulative maximum, a
+# scatter-add with repeated indices, and a loop's tape growing past its first 16 rows.
+def argmin_rows(x):
+    return jnp.argmin(x, axis=0), jnp.argmax(x, axis=0), lax.argmin(x, 1, jnp.int32)
+
+
+def reverse_cummax(x):
+    return lax.cummax(x, axis=0, reverse=True), jnp.cumprod(x, axis=-1)
+
+
+def repeated_scatter(x, idx):
+    return jnp.zeros(4, x.dtype).at[idx].add(x), x.at[idx].min(-x)
+
+
+def long_tape(x):
+    def body(c):
+        return c[0] + 1, c[1] * 0.95 + jnp.sin(c[1]) * 0.01
+    return jnp.sum(lax.while_loop(lambda c: c[0] < 40, body, (0, x))[1])
+
+
+def products(a, b, c):
+    """Matrix products large enough for the CPU's BLAS: plain, transposed, batched."""
+    return jnp.tanh(a @ b) + (b.T @ a.T).T, jnp.einsum("bij,bkj->bik", c, c)
+
+
+rng = np.random.default_rng(1)
+m = rng.standard_normal((3, 5)).astype(np.float32)
+m[1, 2] = m[1, 4] = m[1].min() - 1  # ties: the first index wins
+m[0, 1] = m[2, 1] = m[:, 1].max() + 1
+v = rng.standard_normal(6).astype(np.float32)
+index = np.array([1, 3, 1, -1, 7, 1])  # repeated, negative and out of range
+EXTRA = [("argmin_rows", argmin_rows, (m,)), ("reverse_cummax", reverse_cummax, (m,)),
+         ("repeated_scatter", repeated_scatter, (v, index)),
+         ("grad:repeated_scatter", astjax.grad(lambda x, i: jnp.sum(repeated_scatter(x, i)[0] ** 2)),
+          (v, index)),
+         ("long_tape", long_tape, (v[:3],)), ("grad:long_tape", astjax.grad(long_tape), (v[:3],)),
+         ("products", products, tuple(rng.standard_normal(s).astype(np.float32)
+                                      for s in ((40, 48), (48, 36), (3, 32, 40)))),
+         ("grad:products", astjax.grad(lambda a, b, c: jnp.sum(products(a, b, c)[0] ** 2)),
+          tuple((rng.standard_normal(s) * 0.1).astype(np.float32)  # (small: little cancellation)
+                for s in ((40, 48), (48, 36), (1, 1, 1))))]
+for name, fun, args in EXTRA:
+    run(name, fun, args, (), np.float32)

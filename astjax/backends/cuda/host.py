@@ -1,6 +1,11 @@
 """What the host function of a CUDA module calls for its scalar work (unrolled values, a
-loop's bookkeeping): the Numba runtime's and vecmath's names, in plain NumPy."""
+loop's bookkeeping): the Numba runtime's and vecmath's names, in plain NumPy; and the
+runtime's helpers over rows and columns, as kernel launches (`kernels.py`)."""
 import numpy as np
+from numba import cuda
+
+from .kernels import (ADD, MAX, MIN, MUL, SET, argmax_rows, argmin_rows,  # noqa: F401
+                   batched_dot, cumulative, dot, scatter)
 
 radd = np.add
 rmul = np.multiply
@@ -25,3 +30,16 @@ def clip_index(i, size):
     if i < 0:
         i += size
     return min(max(i, 0), max(size - 1, 0))
+
+
+def room_for(tape, k):
+    """The tape itself when row k fits, else a copy twice as long (as the Numba runtime's),
+    on the device when the tape is there."""
+    if k < tape.shape[0]:
+        return tape
+    shape = (2 * tape.shape[0] + 1,) + tuple(tape.shape[1:])
+    grown = cuda.device_array(shape, tape.dtype) if hasattr(tape, "copy_to_host") else \
+        np.empty(shape, tape.dtype)
+    if k:
+        grown[:k] = tape[:k]
+    return grown
