@@ -83,13 +83,20 @@ def products(a, b, c):
     return jnp.tanh(a @ b) + (b.T @ a.T).T, jnp.einsum("bij,bkj->bik", c, c)
 
 
+def sorted_rows(x):
+    return jnp.sort(x, axis=-1), jnp.argsort(x, axis=0), jnp.sort(x, axis=0)
+
+
 rng = np.random.default_rng(1)
 m = rng.standard_normal((3, 5)).astype(np.float32)
 m[1, 2] = m[1, 4] = m[1].min() - 1  # ties: the first index wins
 m[0, 1] = m[2, 1] = m[:, 1].max() + 1
 v = rng.standard_normal(6).astype(np.float32)
 index = np.array([1, 3, 1, -1, 7, 1])  # repeated, negative and out of range
-EXTRA = [("argmin_rows", argmin_rows, (m,)), ("reverse_cummax", reverse_cummax, (m,)),
+ragged = np.array([[3.0, np.nan, 1.0, 3.0, -2.0], [0.5, 0.5, np.nan, np.nan, -1.0],
+                   [2.0, 1.0, 2.0, 0.0, 1.0]], np.float32)  # ties and NaNs
+EXTRA = [("argmin_rows", argmin_rows, (m,)), ("sorted_rows", sorted_rows, (ragged,)),
+         ("reverse_cummax", reverse_cummax, (m,)),
          ("repeated_scatter", repeated_scatter, (v, index)),
          ("grad:repeated_scatter", astjax.grad(lambda x, i: jnp.sum(repeated_scatter(x, i)[0] ** 2)),
           (v, index)),

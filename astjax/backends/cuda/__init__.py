@@ -8,12 +8,12 @@ launches the kernels in order and copies the results back; intermediate arrays n
 device.  Math in kernels is CUDA's (libdevice), through device functions under vecmath's names.
 
 The runtime's helpers over rows, columns and matrices (cumulative operations, argmax/argmin
-along an axis, scatters, matrix products) are kernels of their own, launched by the host
+along an axis, scatters, matrix products, sorting rows) are kernels of their own, launched by the host
 (`kernels.py`).  A loop that carries arrays with only scalar work in it (a tape's rows, the
 reverse pass of a loop's gradient) runs on the host, element by element.  Whole-array
 reductions and small-state loops run in one thread.  What the kernels cannot express yet is
 refused when the function is compiled, with the equation's line and a hint to use
-backend="numba": sorting, linear algebra beyond products, FFTs, convolutions, and loop nests
+backend="numba": linear algebra beyond products, FFTs, convolutions, and loop nests
 inside control flow that carries arrays.
 
 Tested on Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1) and by compiling kernels to PTX for
@@ -48,7 +48,8 @@ THREADS = 128  # per block
 HOST_CALLS = {"np.empty", "np.full", "np.zeros"}
 # the runtime's names host.py has: scalar helpers, and helpers over rows that launch kernels
 HOST_RUNTIME = {"radd", "rmul", "rmax", "rmin", "clip_index", "cumulative", "scatter",
-                "argmax_rows", "argmin_rows", "room_for", "dot", "batched_dot"}
+                "argmax_rows", "argmin_rows", "room_for", "dot", "batched_dot", "sort_rows",
+                "argsort_rows"}
 
 
 HOST_NAMES = {n for n in dir(host_module) if not n.startswith("_")}

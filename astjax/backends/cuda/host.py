@@ -5,7 +5,7 @@ import numpy as np
 from numba import cuda
 
 from .kernels import (ADD, MAX, MIN, MUL, SET, argmax_rows, argmin_rows,  # noqa: F401
-                   batched_dot, cumulative, dot, scatter)
+                      argsort_rows, batched_dot, cumulative, dot, scatter, sort_rows)
 
 radd = np.add
 rmul = np.multiply

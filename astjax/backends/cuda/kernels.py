@@ -115,3 +115,43 @@ def dot(a, b, out, ta, tb):
     """out = op(a) @ op(b) for 2-D arrays."""
     batched_dot(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape),
                 out.reshape((1,) + out.shape), ta, tb)
+
+
+@cuda.jit(device=True)
+def _before(a, b):
+    """a sorts before b: NumPy's order, NaN last."""
+    return a < b or (b != b and a == a)
+
+
+@cuda.jit
+def _sort_rows(x, out):
+    """Each row sorted by insertion (a thread per row; NaN last, as np.sort)."""
+    k = cuda.grid(1)
+    if k < x.shape[0]:
+        for r in range(x.shape[1]):
+            v, s = x[k, r], r
+            while s > 0 and _before(v, out[k, s - 1]):
+                out[k, s] = out[k, s - 1]
+                s -= 1
+            out[k, s] = v
+
+
+@cuda.jit
+def _argsort_rows(x, out):
+    """The indices that sort each row, stable (ties keep their order, as a mergesort)."""
+    k = cuda.grid(1)
+    if k < x.shape[0]:
+        for r in range(x.shape[1]):
+            s = r
+            while s > 0 and _before(x[k, r], x[k, out[k, s - 1]]):
+                out[k, s] = out[k, s - 1]
+                s -= 1
+            out[k, s] = r
+
+
+def sort_rows(x, out):
+    _launch(_sort_rows, x.shape[0], x, out)
+
+
+def argsort_rows(x, out):
+    _launch(_argsort_rows, x.shape[0], x, out)
