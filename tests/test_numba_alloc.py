@@ -73,3 +73,14 @@ def test_a_kernel_allocating_compiles_no_overload():
         assert kernel(3) == 1.0
     names = [getattr(f, "__qualname__", "") for f in compiled]
     assert not any("empty" in n or "full" in n or "zeros" in n for n in names), names
+
+
+def test_only_code_is_rewritten_not_the_quoted_user_lines():
+    from astjax.backends.numba import _direct_allocations
+    text = ("    a = np.empty((n,), np.float32)  # user.py:3  b = np.empty(3)\n"
+            "    c = np.full(n, 0.5) + np.zeros_like(a)[0] + np.fullness(2)\n"
+            "    s = 'np.zeros('\n")
+    assert _direct_allocations(text) == (
+        "    a = rt.empty((n,), np.float32)  # user.py:3  b = np.empty(3)\n"
+        "    c = rt.full(n, 0.5) + np.zeros_like(a)[0] + np.fullness(2)\n"
+        "    s = 'np.zeros('\n")
