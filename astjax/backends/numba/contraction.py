@@ -72,7 +72,7 @@ def matmul(fe, left, right, dtype, base: str, lines: list) -> tuple:
     shape3 = f"({a3}.shape[0], {rows}, {cols})"
     if blas:
         lines += [f"{result} = np.empty({shape3}, {dtype_text(dtype)})",
-                  f"rt.batched_dot({a3}, {b3}, {result}, {bool(ta)}, {bool(tb)})"]
+                  f"rt.batched_dot({a3}, {b3}, {result}, {_flag(ta)}, {_flag(tb)})"]
     else:
         lines += [f"{result} = np.zeros({shape3}, {dtype_text(dtype)})",
                   f"rt.batched_matmul_loop({a3}, {b3}, {result})"]
@@ -132,8 +132,14 @@ def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
         lines.append(f"{result} = {vector}.reshape(({m}, {n}))")
     else:
         lines += [f"{result} = np.empty(({m}, {n}), {dtype_text(dtype)})",
-                  f"rt.dot({left[0]}, {right[0]}, {result}, {left[1]}, {right[1]})"]
+                  f"rt.dot({left[0]}, {right[0]}, {result}, {_flag(left[1])}, {_flag(right[1])})"]
     return result, (m, n)
+
+
+def _flag(transposed) -> str:
+    """A product's transpose flag as a plain (not constant-typed) bool: the runtime's entry
+    then compiles once per dtype, not once per pair of constant flags."""
+    return f"np.bool_({bool(transposed)})"
 
 
 def _vector_product(a, aa, a_groups, b, ba, b_groups, left, right):
