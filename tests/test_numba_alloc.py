@@ -42,6 +42,8 @@ def test_clip_index_matches_its_python_rule():
         for i in range(-8, 9):
             assert _clip(np.int32(i), np.int64(size)) == alloc.clip_index(i, size), (i, size)
             assert _clip(i, size) == alloc.clip_index(i, size)
+        for u in (0, 3, 2**40, 2**64 - 5):  # unsigned: never counted from the end
+            assert _clip(np.uint64(u), size) == min(u, max(size - 1, 0)), (u, size)
 
 
 def test_the_python_versions_run_unjitted():

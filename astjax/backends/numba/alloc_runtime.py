@@ -136,8 +136,10 @@ def _type_clip_index(context):
 def _lower_clip_index(context, builder, sig, args):
     i, size = (context.cast(builder, a, t, types.intp) for a, t in zip(args, sig.args))
     zero = ir.Constant(i.type, 0)
-    i = builder.select(builder.icmp_signed("<", i, zero), builder.add(i, size), i)
     last = builder.sub(size, ir.Constant(i.type, 1))
     last = builder.select(builder.icmp_signed("<", last, zero), zero, last)
+    if not sig.args[0].signed:  # never negative (past 2**63 it reads so as intp): clamp above
+        return builder.select(builder.icmp_unsigned(">", i, last), last, i)
+    i = builder.select(builder.icmp_signed("<", i, zero), builder.add(i, size), i)
     i = builder.select(builder.icmp_signed("<", i, zero), zero, i)
     return builder.select(builder.icmp_signed(">", i, last), last, i)
