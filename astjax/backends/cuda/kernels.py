@@ -11,6 +11,7 @@ import math
 
 from numba import cuda
 
+from astjax.backends.cuda.device import maximum, minimum  # NaN wins, as in NumPy
 from astjax.backends.numba.runtime import ADD, MAX, MIN, MUL, SET  # noqa: F401 (op codes)
 
 THREADS = 128  # per block
@@ -22,10 +23,10 @@ def _combine(op, a, b):
         return a + b
     if op == MUL:
         return a * b
-    if op == MIN:  # NaN wins, as NumPy's minimum
-        return a if (a < b or a != a) else b
+    if op == MIN:
+        return minimum(a, b)
     if op == MAX:
-        return a if (a > b or a != a) else b
+        return maximum(a, b)
     return b
 
 
