@@ -304,6 +304,39 @@ def masked_halving(x, running):
     return lax.while_loop(cond, body, (x, running))
 
 
+def shrink_to_unit(v):
+    """A lane's vector state: halve it until its norm is below one (rows of a 2-D carry, a
+    reduction over the state's axis in the test)."""
+    def cond(s):
+        x, k = s
+        return jnp.sum(x * x) > 1.0
+
+    def body(s):
+        x, k = s
+        return x * 0.5, k + 1
+
+    return lax.while_loop(cond, body, (v, 0))
+
+
+def blocks_of_lanes(n: int = 10_000):
+    """Lanes over more than two blocks of the blocked loop (4,096 lanes each), finishing at
+    different times: the second block's lanes all finish at once, the others spread out."""
+    a = (np.random.default_rng(3).random(n) * 100 + 0.01).astype(np.float32)
+    a[4096:8192] = 1.0
+    return a
+
+
+def disagreeing_flags(n: int = 10_000):
+    """masked_halving's flags over three blocks: only lane 0 runs at first, and lane 9,000,
+    in another block, has a large value whose flag says stopped: the loop over all lanes
+    recomputes its flag while lane 0 runs, so it is halved too."""
+    x = np.full(n, 0.5)
+    x[0], x[9000] = 64.0, 32.0
+    running = np.zeros(n, bool)
+    running[0] = True
+    return x, running
+
+
 def fusion_cases() -> dict:
     x = rng.standard_normal((6, 9))
     return {
@@ -319,6 +352,10 @@ def fusion_cases() -> dict:
                                 np.array([False, True, False, False]))),
         "lanewise_while_idle": (astjax.jit(masked_halving),
                                 (np.array([4.0, 8.0]), np.array([False, False]))),
+        "lanewise_while_blocks": (astjax.jit(masked_halving), disagreeing_flags()),
+        "vmap_while_blocks": (astjax.jit(astjax.vmap(newton_sqrt)), (blocks_of_lanes(),)),
+        "vmap_while_vector_state": (astjax.jit(astjax.vmap(shrink_to_unit)),
+                                    (rng.standard_normal((9000, 3)) * 50,)),
         "grad_pendulum": (astjax.jit(astjax.grad(pendulum_loss)),
                           (np.array([9.8, 0.1]), np.array([1.0, 0.0]))),
         "nbody_energy": (astjax.jit(nbody_energy), (rng.standard_normal((7, 3)),

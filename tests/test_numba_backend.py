@@ -227,6 +227,26 @@ def test_a_batched_while_loops_test_stops_at_its_first_running_lane(compiled):
     assert re.search(r"if reduce_or\w*:\n\s+break", fn.source), fn.source
 
 
+@pytest.mark.parametrize("name", ["vmap_while_blocks", "vmap_while_vector_state"])
+def test_a_batched_while_loop_runs_to_the_end_on_one_block_of_lanes_at_a_time(compiled, name):
+    """vmap of a while loop: a parallel loop over blocks of lanes holds the whole while loop,
+    whose nests over the block's rows are serial (no prange inside)."""
+    *_, fn = compiled(name)
+    source = fn.source
+    head = re.search(r"\n( *)for block\w* in numba\.prange\(-\(-\w+ // 4096\)\):", source)
+    assert head, source
+    inside = _loop_body(source, head.group(0).strip())
+    assert any(line.strip().startswith("while True:") for line in inside), source
+    assert not any("prange" in line for line in inside), source
+
+
+def test_a_hand_written_masked_loop_whose_flags_start_apart_runs_over_all_lanes(compiled):
+    """Its lanes' flags are not its test on its carries at the start: blocks would stop early
+    (the result is checked by test_matches_numpy_backend[lanewise_while_blocks])."""
+    *_, fn = compiled("lanewise_while_blocks")
+    assert "4096" not in fn.source, fn.source
+
+
 def test_products_over_leading_axes_read_their_operands_transposed(compiled):
     """A product summing over an operand's leading axes (in memory order) hands BLAS the
     operand reshaped, flagged to be read transposed: no transposed copy is made."""

@@ -73,6 +73,7 @@ class FunctionState:
         self.module = module
         self.namer = Namer(module.names.used - RESERVED)
         self.parallel = False
+        self.serial = False  # inside a parallel loop already: nests run serially
         self.last_line = None
         self.claimed: set = set()  # vars whose own name holds them already
         self.dtypes: dict = {}  # local name -> dtype, for join-point locals and own names
@@ -93,6 +94,7 @@ class Block:
         self.env: dict = {}
         self.nests: list = []
         self.users: dict = {}
+        self.made: dict = {}  # var id -> the equation computing it (in the Func inlined here)
         self.results: set = set()
         self.materialised: dict = {}  # id(Value) -> array name
         self.loop = None  # a loop body's Hoist: where its arrays are allocated, once
@@ -325,6 +327,7 @@ class Block:
             for var, value in zip(func.params, args):
                 self.env[var.id] = value
         self.users = _users(func)
+        self.made = {v.id: e for e in func.eqns for v in e.outs}
         self.results = {o.id for o in func.outs if isinstance(o, Var)}
         for eqn in func.eqns:  # names in program order, as the NumPy backend prints them
             for var in eqn.outs:

@@ -4,11 +4,13 @@ of a small carry, else an array), assigned all at once at the end of each iterat
 stacked outputs and the tapes of taped while loops are written into arrays allocated before
 the loop (a tape grows by doubling: its length is known only when the loop ends)."""
 
+from astjax.core.dims import single_symbol, spelling
 from astjax.core.ir import Var
 
 from .block import Hoist
 from .emit import EMIT, dtype_text, tuple_text
-from .values import Array, Unrolled, is_small, mapped, text
+from .lanes import LANE_BLOCK, blocked_lanes, lane_axis
+from .values import Array, Unrolled, View, is_small, mapped, text
 
 
 def _indent(lines: list, depth: int = 1) -> list:
@@ -63,9 +65,21 @@ def _hoist(fe, body_func, carries: int, parity: str) -> Hoist:
 
 
 def emit_while(fe, eqn):
+    lanes = blocked_lanes(eqn, fe.made) if fe.module.target == "cpu" and not fe.fn.serial \
+        else None
+    if lanes is not None and single_symbol(lanes) in fe.module.sizes:
+        _emit_blocked_while(fe, eqn, lanes)
+        return
+    slots = _while_loop(fe, eqn, [fe.value(a) for a in eqn.ins])
+    for var, slot in zip(eqn.outs, slots):
+        fe.bind(var, slot)
+
+
+def _while_loop(fe, eqn, args) -> list:
+    """The loop's lines, its carries starting from `args`; returns the carries' slots."""
     body_func = eqn.params["body"]
     slots = _slots(fe, eqn.outs, body_func.params)
-    fe.assign(slots, [fe.value(a) for a in eqn.ins])
+    fe.assign(slots, args)
     flip = fe.fresh("flip")
     hoist = _hoist(fe, body_func, len(eqn.outs), flip)
     test = _loop_test(fe, eqn.params["cond"], slots, hoist)
@@ -74,8 +88,76 @@ def emit_while(fe, eqn):
     body.assign(slots, body.inline(body_func, slots))
     fe.lines += hoist.lines + [f"{flip} = True", f"while True:{fe.comment(eqn)}"]
     fe.lines += _indent(test + body.lines + [f"{flip} = not {flip}"])
-    for var, slot in zip(eqn.outs, slots):
-        fe.bind(var, slot)
+    return slots
+
+
+def _emit_blocked_while(fe, eqn, lanes):
+    """A batched while loop run to completion on one block of lanes after another (see
+    lanes.py): a parallel loop over blocks, the loop itself inside on the block's rows (its
+    nests serial), each block's final carries copied into the results' rows."""
+    body_func = eqn.params["body"]
+    values = [fe.value(a) for a in eqn.ins]
+    lead = [lane_axis(var.aval.shape, lanes) for var in eqn.outs]
+    unchanged = [o is p for o, p in zip(body_func.outs, body_func.params)]
+    for value, on_lanes in zip(values, lead):
+        if on_lanes and not _filled(value):
+            fe.materialise(value)  # once, before the blocks read their rows of it
+    results = {}
+    for k, var in enumerate(eqn.outs):
+        if lead[k] and not unchanged[k] and (fe.users.get(var.id) or var.id in fe.results):
+            results[k] = fe.own_name(var, "while")
+            shape = tuple_text([text(d) for d in var.aval.shape])
+            fe.allocate(var, results[k], f"np.empty({shape}, {dtype_text(var.aval.dtype)})")
+    n = text(lanes)
+    blk, lo, hi, m = (fe.fresh(base) for base in ("block", "lo", "hi", "lanes"))
+    fe.lines.append(f"for {blk} in numba.prange(-(-{n} // {LANE_BLOCK})):{fe.comment(eqn)}")
+    inner = fe.child()
+    inner.lines += [f"{lo} = {blk} * {LANE_BLOCK}", f"{hi} = min({lo} + {LANE_BLOCK}, {n})",
+                    f"{m} = {hi} - {lo}"]
+    serial, fe.fn.serial = fe.fn.serial, True
+    try:
+        with spelling({**fe.module.sizes, single_symbol(lanes): m}):
+            args = [_rows(inner, v, on_lanes, lo, hi) for v, on_lanes in zip(values, lead)]
+            slots = _while_loop(inner, eqn, args)
+            for k, target in results.items():
+                inner.lines += _copy_rows(inner, target, lo, slots[k])
+    finally:
+        fe.fn.serial = serial
+    fe.lines += _indent(inner.lines)
+    fe.parallel = True
+    for k, var in enumerate(eqn.outs):
+        if k in results:
+            fe.bind(var, Array(var.aval, results[k]))
+        elif unchanged[k]:
+            fe.bind(var, values[k])
+
+
+def _filled(value) -> bool:
+    return isinstance(value, View) and value.fill is not None
+
+
+def _rows(fe, value, on_lanes: bool, lo: str, hi: str):
+    """A block's rows of an initial carry: a view of its array, or a block of its fill."""
+    if not on_lanes:
+        return value
+    if _filled(value):
+        name = fe.fresh("filled")
+        fe.lines.append(f"{name} = np.full({tuple_text([text(d) for d in value.shape])}, "
+                        f"{value.fill}, {dtype_text(value.aval.dtype)})")
+    else:
+        name = fe.fresh(fe.materialise(value) + "_rows")
+        fe.lines.append(f"{name} = {fe.materialise(value)}[{lo}:{hi}]")
+    return Array(value.aval, name)
+
+
+def _copy_rows(fe, target: str, lo: str, value) -> list:
+    """target[lo + i, ...] = value[i, ...] for every row of value, by loops."""
+    loops = [fe.fresh(f"j{a}") for a in range(len(value.shape))]
+    lines = [("    " * a) + f"for {v} in range({text(d)}):"
+             for a, (v, d) in enumerate(zip(loops, value.shape))]
+    index = ", ".join([f"{lo} + {loops[0]}"] + loops[1:])
+    lines.append("    " * len(loops) + f"{target}[{index}] = {fe.read(value, loops)}")
+    return lines
 
 
 def _loop_test(fe, cond, slots, hoist) -> list:

@@ -444,7 +444,7 @@ class NestEmitter:
         return text(self.nest.dims[a])
 
     def _parallel(self, passes) -> bool:
-        if self.fe.module.target == "cuda":
+        if self.fe.module.target == "cuda" or self.fe.fn.serial:
             return False  # each iteration of the outer loop becomes a thread instead
         size = math.prod(self.nest.dims)
         if by_size(lambda: size < self._min_parallel_size()) or not self._accs_apart():
@@ -459,7 +459,8 @@ class NestEmitter:
         (a bias's gradient, a sum down a matrix's columns) otherwise keep the nest serial.
         One pass, sums only, and copies small beside the nest."""
         accs = [m for m in self.nest.order if m.kind == "acc"]
-        if self.fe.module.target == "cuda" or passes != 1 or not accs or self._accs_apart():
+        if self.fe.module.target == "cuda" or self.fe.fn.serial or passes != 1 or not accs \
+                or self._accs_apart():
             return False
         if any(m.eqn.prim != "reduce_sum" or not self.inner(m.source) for m in accs) or \
                 any(m.kind == "row" for m in self.nest.order):
