@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -20,6 +21,12 @@ def _operands(m, k, n, ta, tb, dtype):
     return a, b, want
 
 
+@numba.njit
+def dot(a, b, out, ta, tb):
+    """br.dot is an intrinsic (compiled code calls it): called from Python through this."""
+    br.dot(a, b, out, ta, tb)
+
+
 def _close(got, want, dtype):
     tol = 2e-5 if dtype == np.float32 else 1e-12
     scale = max(1.0, float(np.abs(want).max(initial=0.0)))
@@ -33,7 +40,7 @@ def _close(got, want, dtype):
 def test_dot_matches_numpy_for_every_layout(m, k, n, ta, tb, dtype):
     a, b, want = _operands(m, k, n, ta, tb, dtype)
     out = np.full((m, n), np.nan, dtype)
-    br.dot(a, b, out, ta, tb)
+    dot(a, b, out, ta, tb)
     _close(out, want, dtype)
 
 
@@ -44,7 +51,7 @@ def test_products_either_side_of_the_small_size_match_numpy(m, k, n, dtype):
     integer arguments), past it SciPy's (32-bit): both conventions give NumPy's product."""
     a, b, want = _operands(m, k, n, True, False, dtype)
     out = np.full((m, n), np.nan, dtype)
-    br.dot(a, b, out, True, False)
+    dot(a, b, out, True, False)
     _close(out, want, dtype)
 
 
@@ -63,7 +70,7 @@ def test_any_block_count_in_the_table_gives_numpys_product(parts):
         for m, k, n, ta in ((301, 160, 97, False), (61, 170, 405, True)):
             a, b, want = _operands(m, k, n, ta, False, np.float32)
             out = np.full((m, n), np.nan, np.float32)
-            br.dot(a, b, out, ta, False)
+            dot(a, b, out, ta, False)
             _close(out, want, np.float32)
     finally:
         br._TABLE[8] = before
@@ -77,7 +84,7 @@ def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
     assert m * n * k >= br.SPLIT_MACS
     a, b, want = _operands(m, k, n, ta, tb, np.float32)
     out = np.full((m, n), np.nan, np.float32)
-    br.dot(a, b, out, ta, tb)
+    dot(a, b, out, ta, tb)
     _close(out, want, np.float32)
 
 
@@ -91,6 +98,9 @@ def test_batched_products_match_numpy(batch, m, k, n):
 
 
 def test_an_empty_sum_is_zero():
+    out = np.full((3, 4), np.nan, np.float32)
+    dot(np.ones((3, 0), np.float32), np.ones((0, 4), np.float32), out, False, False)
+    assert (out == 0).all()
     out = np.full((2, 3, 4), np.nan, np.float32)
     br.batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
                    False, False)
@@ -99,26 +109,27 @@ def test_an_empty_sum_is_zero():
 
 PRODUCT_IN_A_NEW_PROCESS = """
 import numpy as np, astjax, astjax.numpy as jnp
-x = np.linspace(-1, 1, 64 * 64, dtype=np.float32).reshape(64, 64)
+x = np.linspace(-1, 1, 3 * 64 * 64, dtype=np.float32).reshape(3, 64, 64)
 def layer(x, w):
     return jnp.tanh(x @ w)
 f = astjax.jit(layer, backend="numba")
-got = np.asarray(f(x, x.T), np.float64)
-want = np.tanh(x.astype(np.float64) @ x.T.astype(np.float64))
+got = np.asarray(f(x, x), np.float64)
+want = np.tanh(x.astype(np.float64) @ x.astype(np.float64))
 assert np.abs(got - want).max() < 1e-4, np.abs(got - want).max()
 print("ok")
 """
 
 
 def test_a_cached_kernel_with_a_product_runs_in_a_new_process(tmp_path):
-    """A kernel that is not parallel itself calls the parallel _products. The first process
+    """A kernel that is not parallel itself calls the parallel _products (through a batched
+    product). The first process
     caches _products, the second compiles the kernel around the cached _products, the third
     loads that kernel from the cache: it used to call Numba's unstarted thread pool (a
     segfault) because the cached kernel did not record that the pool must be started."""
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path / "generated"),
                NUMBA_CACHE_DIR=str(tmp_path / "machine_code"))
     warm_runtime = "import numpy as np\nfrom astjax.backends.numba import blas_runtime as br\n" \
-        "a = np.ones((4, 4), np.float32); br.dot(a, a, np.empty_like(a), False, False)"
+        "a = np.ones((3, 4, 4), np.float32); br.batched_dot(a, a, np.empty_like(a), False, False)"
     program = tmp_path / "product.py"  # (astjax reads the function's source file)
     program.write_text(PRODUCT_IN_A_NEW_PROCESS)
     for args in (["-c", warm_runtime], [str(program)], [str(program)]):

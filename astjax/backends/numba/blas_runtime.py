@@ -103,13 +103,16 @@ def _table(builder):
     return table
 
 
+def _parts_value(builder, intp):
+    zero, eight = ir.Constant(intp, 0), ir.Constant(intp, 8)
+    return builder.ptrtoint(builder.load(builder.gep(_table(builder), [zero, eight])), intp)
+
+
 @intrinsic
 def _parts(typingctx):
     """Blocks per large product (_TABLE's slot 8)."""
     def codegen(context, builder, sig, args):
-        intp = context.get_value_type(types.intp)
-        zero, eight = ir.Constant(intp, 0), ir.Constant(intp, 8)
-        return builder.ptrtoint(builder.load(builder.gep(_table(builder), [zero, eight])), intp)
+        return _parts_value(builder, context.get_value_type(types.intp))
     return types.intp(), codegen
 
 
@@ -153,55 +156,210 @@ def _call_gemm(builder, entry, chars, ints, floats, pointers, slot):
                               pointers[1], lda, floats[1], pointers[2], ldo])
 
 
+def _float_matrices(*arrays) -> bool:
+    """2-D C-contiguous arrays of one float dtype (BLAS needs each row's elements adjacent)."""
+    return all(isinstance(x, types.Array) and x.ndim == 2 and x.layout == "C" for x in arrays) \
+        and arrays[-1].dtype in (types.float32, types.float64) \
+        and all(x.dtype == arrays[-1].dtype for x in arrays)
+
+
+def _emit_block(context, builder, arrays, values, fa, fb, r0, r1, c0, c1):
+    """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call (see gemm_block);
+    arrays: the Numba types of (a, b, out), values: their LLVM values, the rest LLVM values
+    (flags i1, bounds intp)."""
+    out = arrays[2]
+    intp, i8 = context.get_value_type(types.intp), ir.IntType(8)
+    flt = context.get_value_type(out.dtype)
+    (pa, ar, ac, ars, acs), (pb, br, bc, brs, bcs), (po, _, oc, ors, ocs) = (
+        _matrix(context, builder, t, v) for t, v in zip(arrays, values))
+    item = ir.Constant(intp, out.dtype.bitwidth // 8)
+    one = ir.Constant(intp, 1)
+
+    def lead(row_stride, cols):  # BLAS's leading dimension of a row-major matrix
+        return _max(builder, builder.sdiv(row_stride, item), cols, one)
+
+    k = builder.select(fa, ar, ac)
+    a_at = builder.gep(pa, [builder.mul(r0, builder.select(fa, acs, ars))])
+    b_at = builder.gep(pb, [builder.mul(c0, builder.select(fb, brs, bcs))])
+    o_at = builder.gep(po, [builder.add(builder.mul(r0, ors), builder.mul(c0, ocs))])
+    rows, cols = builder.sub(r1, r0), builder.sub(c1, c0)
+    zero = ir.Constant(intp, 0)
+    work = builder.and_(builder.and_(builder.icmp_signed(">", rows, zero),
+                                     builder.icmp_signed(">", cols, zero)),
+                        builder.icmp_signed(">", k, zero))
+
+    def slot(ty, value):
+        ptr = cgutils.alloca_once(builder, ty)
+        builder.store(value, ptr)
+        return ptr
+
+    with builder.if_then(work):
+        slots = _table_slots(context, builder, out.dtype, rows, cols, k)
+        chars = [slot(i8, builder.select(f, ir.Constant(i8, ord("T")), ir.Constant(i8, ord("N"))))
+                 for f in (fb, fa)]
+        ints = (cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))
+        floats = [slot(flt, ir.Constant(flt, v)) for v in (1.0, 0.0)]
+        pointers = [builder.bitcast(p, flt.as_pointer()) for p in (b_at, a_at, o_at)]
+        _call_gemm(builder, slots, chars, ints, floats, pointers, slot)
+
+
+def _flags(context, builder, sig, args):
+    return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
+
+
 @intrinsic
 def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
     """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call, where op(x) is
     x, or x.T when its flag is set; each row of a, b and out is contiguous.  BLAS is
     column-major: a row-major out is out.T there, so the call computes
     out.T = op(b).T @ op(a).T, reading a row-major matrix as its transpose."""
-    arrays = (a, b, out)  # (C-contiguous: BLAS needs each row's elements adjacent)
-    if not all(isinstance(x, types.Array) and x.ndim == 2 and x.layout == "C" for x in arrays) \
-            or out.dtype not in (types.float32, types.float64) or a.dtype != out.dtype \
-            or b.dtype != out.dtype:
+    if not _float_matrices(a, b, out):
         return None
     sig = types.none(a, b, out, ta, tb, r0, r1, c0, c1)
 
     def codegen(context, builder, sig, args):
-        intp, i8 = context.get_value_type(types.intp), ir.IntType(8)
-        flt = context.get_value_type(out.dtype)
-        (pa, ar, ac, ars, acs), (pb, br, bc, brs, bcs), (po, _, oc, ors, ocs) = (
-            _matrix(context, builder, t, v) for t, v in zip(sig.args[:3], args[:3]))
-        fa, fb = (context.cast(builder, v, t, types.boolean) for v, t in zip(args[3:5], sig.args[3:5]))
-        r0_, r1_, c0_, c1_ = (context.cast(builder, v, t, types.intp) for v, t in zip(args[5:], sig.args[5:]))
-        item = ir.Constant(intp, out.dtype.bitwidth // 8)
-        one = ir.Constant(intp, 1)
+        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
+        bounds = [context.cast(builder, v, t, types.intp) for v, t in zip(args[5:], sig.args[5:])]
+        _emit_block(context, builder, sig.args[:3], args[:3], fa, fb, *bounds)
+        return context.get_dummy_value()
+    return sig, codegen
 
-        def lead(row_stride, cols):  # BLAS's leading dimension of a row-major matrix
-            return _max(builder, builder.sdiv(row_stride, item), cols, one)
 
+# ---------------------------------------------------------------- threads of our own
+# A large product is cut into blocks run on threads started for the call (POSIX threads, the
+# caller running the first block): a parallel Numba function doing the same cost 0.9 s of
+# compile in every new cache (Numba's parallel-loop machinery), the thread starts cost
+# ~20 us a call against the ~0.5 ms or more a product past SPLIT_MACS takes.
+MAX_PARTS = 64
+_PTHREAD = {"astjax_pthread_create": "pthread_create", "astjax_pthread_join": "pthread_join"}
+
+
+def _register_threads() -> bool:
+    try:
+        libc = ctypes.CDLL(None)
+        for ours, name in _PTHREAD.items():
+            llvmlite.binding.add_symbol(ours, ctypes.cast(getattr(libc, name),
+                                                          ctypes.c_void_p).value)
+        return True
+    except (OSError, AttributeError):  # (no POSIX threads: large products run on one thread)
+        return False
+
+
+THREADS = _register_threads()
+
+
+def _declare(module, name, fnty):
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, fnty, name)
+
+
+def _block_args_type(context, arrays):
+    """What a thread is handed: pointers to the three array structs, the flags, the bounds."""
+    intp = context.get_value_type(types.intp)
+    structs = [context.get_value_type(t).as_pointer() for t in arrays]
+    return ir.LiteralStructType(structs + [ir.IntType(1)] * 2 + [intp] * 4)
+
+
+def _worker(context, module, arrays):
+    """`i8* worker(i8* args)`: one block of a product, as a thread's start routine."""
+    name = "astjax_gemm_block_" + "_".join(str(t.dtype) for t in arrays[:1])
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    i8p = ir.IntType(8).as_pointer()
+    fn = ir.Function(module, ir.FunctionType(i8p, [i8p]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")  # (one copy, called by every product of the kernel)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    packed = builder.bitcast(fn.args[0], _block_args_type(context, arrays).as_pointer())
+
+    def field(k):
+        return builder.load(builder.gep(packed, [ir.Constant(ir.IntType(32), 0),
+                                                 ir.Constant(ir.IntType(32), k)]))
+    values = [builder.load(field(k)) for k in range(3)]
+    _emit_block(context, builder, arrays, values, field(3), field(4), *[field(k) for k in range(5, 9)])
+    builder.ret(ir.Constant(i8p, None))
+    return fn
+
+
+def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
+    """The product in `parts` blocks of rows (or columns, when there are more of them): the
+    caller runs block 0, a thread each the others (a block whose thread did not start runs on
+    the caller after the first).  Each block is a call of the worker function, so a kernel
+    holds one copy of the gemm call's code per dtype, not one per product."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    i32 = ir.IntType(32)
+    argty = _block_args_type(context, arrays)
+    packs = cgutils.alloca_once(builder, argty, size=MAX_PARTS)
+    tids = cgutils.alloca_once(builder, ir.IntType(64), size=MAX_PARTS)
+    started = cgutils.alloca_once(builder, ir.IntType(1), size=MAX_PARTS)
+    structs = [cgutils.alloca_once_value(builder, v) for v in values]
+    worker = _worker(context, builder.module, arrays)
+    create = _declare(builder.module, "astjax_pthread_create",
+                      ir.FunctionType(i32, [i8p, i8p, worker.type, i8p]))
+    join = _declare(builder.module, "astjax_pthread_join", ir.FunctionType(i32, [ir.IntType(64), i8p]))
+    by_rows = builder.icmp_signed(">=", m, n)
+    total = builder.select(by_rows, m, n)
+    zero = ir.Constant(intp, 0)
+    with cgutils.for_range(builder, parts) as loop:
+        p = loop.index
+        lo = builder.sdiv(builder.mul(total, p), parts)
+        hi = builder.sdiv(builder.mul(total, builder.add(p, ir.Constant(intp, 1))), parts)
+        fields = structs + [fa, fb, builder.select(by_rows, lo, zero), builder.select(by_rows, hi, m),
+                            builder.select(by_rows, zero, lo), builder.select(by_rows, n, hi)]
+        pack = builder.gep(packs, [p])
+        for k, value in enumerate(fields):
+            builder.store(value, builder.gep(pack, [ir.Constant(i32, 0), ir.Constant(i32, k)]))
+
+    def arg(p):
+        return builder.bitcast(builder.gep(packs, [p]), i8p)
+
+    one = ir.Constant(intp, 1)
+    with cgutils.for_range(builder, parts, start=one) as loop:
+        p = loop.index
+        rc = builder.call(create, [builder.bitcast(builder.gep(tids, [p]), i8p), ir.Constant(i8p, None),
+                                   worker, arg(p)])
+        builder.store(builder.icmp_signed("==", rc, ir.Constant(i32, 0)), builder.gep(started, [p]))
+    builder.call(worker, [arg(zero)])
+    with cgutils.for_range(builder, parts, start=one) as loop:
+        p = loop.index
+        with builder.if_else(builder.load(builder.gep(started, [p]))) as (joined, inline):
+            with joined:
+                builder.call(join, [builder.load(builder.gep(tids, [p])), ir.Constant(i8p, None)])
+            with inline:
+                builder.call(worker, [arg(p)])
+
+
+@intrinsic
+def dot(typingctx, a, b, out, ta, tb):
+    """out = op(a) @ op(b) for 2-D float operands (op as in gemm_block): one gemm call, or
+    past SPLIT_MACS multiply-adds one block per thread (the table's slot 8, at most
+    MAX_PARTS)."""
+    if not _float_matrices(a, b, out):
+        return None
+    sig = types.none(a, b, out, ta, tb)
+
+    def codegen(context, builder, sig, args):
+        intp = context.get_value_type(types.intp)
+        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
+        arrays, values = sig.args[:3], args[:3]
+        _, ar, ac, _, _ = _matrix(context, builder, arrays[0], values[0])
+        po, m, n, _, _ = _matrix(context, builder, arrays[2], values[2])
         k = builder.select(fa, ar, ac)
-        a_at = builder.gep(pa, [builder.mul(r0_, builder.select(fa, acs, ars))])
-        b_at = builder.gep(pb, [builder.mul(c0_, builder.select(fb, brs, bcs))])
-        o_at = builder.gep(po, [builder.add(builder.mul(r0_, ors), builder.mul(c0_, ocs))])
-        rows, cols = builder.sub(r1_, r0_), builder.sub(c1_, c0_)
         zero = ir.Constant(intp, 0)
-        work = builder.and_(builder.and_(builder.icmp_signed(">", rows, zero),
-                                         builder.icmp_signed(">", cols, zero)),
-                            builder.icmp_signed(">", k, zero))
-
-        def slot(ty, value):
-            ptr = cgutils.alloca_once(builder, ty)
-            builder.store(value, ptr)
-            return ptr
-
-        with builder.if_then(work):
-            slots = _table_slots(context, builder, out.dtype, rows, cols, k)
-            chars = [slot(i8, builder.select(f, ir.Constant(i8, ord("T")), ir.Constant(i8, ord("N"))))
-                     for f in (fb, fa)]
-            ints = (cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))
-            floats = [slot(flt, ir.Constant(flt, v)) for v in (1.0, 0.0)]
-            pointers = [builder.bitcast(p, flt.as_pointer()) for p in (b_at, a_at, o_at)]
-            _call_gemm(builder, slots, chars, ints, floats, pointers, slot)
+        with builder.if_else(builder.icmp_signed("==", k, zero)) as (empty, full):
+            with empty:  # a sum of nothing: zeros (gemm would not be called)
+                size = builder.mul(builder.mul(m, n), ir.Constant(intp, arrays[2].dtype.bitwidth // 8))
+                cgutils.memset(builder, po, size, 0)
+            with full:
+                macs = builder.mul(builder.mul(m, n), k)
+                parts = _max(builder, _parts_value(builder, intp), ir.Constant(intp, 1))
+                parts = builder.select(builder.icmp_signed(">", parts, ir.Constant(intp, MAX_PARTS)),
+                                       ir.Constant(intp, MAX_PARTS), parts)
+                split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
+                                     ir.Constant(ir.IntType(1), int(THREADS)))
+                parts = builder.select(split, parts, ir.Constant(intp, 1))
+                _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts)
         return context.get_dummy_value()
     return sig, codegen
 
@@ -245,18 +403,10 @@ def _products(a, b, out, ta, tb):
                 gemm_block(a[i], b[i], out[i], ta, tb, 0, m, n * p // parts, n * (p + 1) // parts)
 
 
-# (the entries are called, not inlined: inlined, their reshapes cost every kernel's compile
-# again (a kernel of 23 products compiled in 8.7-9.2 s, against 11.1-11.8 s inlined);
-# generated code passes the flags as np.bool_, so an entry compiles once per dtype and
-# machine, not once per pair of constant flags)
+# (called, not inlined: inlined, its reshapes cost every kernel's compile again; generated
+# code passes the flags as np.bool_, so it compiles once per dtype and machine, not once per
+# pair of constant flags)
 @numba.njit(cache=True, error_model="numpy")
 def batched_dot(a, b, out, ta, tb):
     """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays."""
     _products(a, b, out, _unliteral(ta), _unliteral(tb))
-
-
-@numba.njit(cache=True, error_model="numpy")
-def dot(a, b, out, ta, tb):
-    """out = op(a) @ op(b) for 2-D float operands."""
-    _products(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape),
-              out.reshape((1,) + out.shape), _unliteral(ta), _unliteral(tb))
