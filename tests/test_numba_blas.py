@@ -67,7 +67,7 @@ def test_any_block_count_in_the_table_gives_numpys_product(parts):
     sizes not multiples of them."""
     before, br._TABLE[8] = br._TABLE[8], parts
     try:
-        for m, k, n, ta in ((301, 160, 97, False), (61, 170, 405, True)):
+        for m, k, n, ta in ((701, 160, 311, False), (161, 170, 1237, True)):
             a, b, want = _operands(m, k, n, ta, False, np.float32)
             out = np.full((m, n), np.nan, np.float32)
             dot(a, b, out, ta, False)
@@ -76,12 +76,12 @@ def test_any_block_count_in_the_table_gives_numpys_product(parts):
         br._TABLE[8] = before
 
 
-# products past SPLIT_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
+# products past THREAD_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
 # thread count, each way of reading the operands
-@pytest.mark.parametrize("m, k, n", [(301, 160, 97), (61, 170, 405), (1000, 64, 70)])
+@pytest.mark.parametrize("m, k, n", [(701, 160, 311), (161, 170, 1237), (1000, 64, 530)])
 @pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
 def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
-    assert m * n * k >= br.SPLIT_MACS
+    assert m * n * k >= br.THREAD_MACS
     a, b, want = _operands(m, k, n, ta, tb, np.float32)
     out = np.full((m, n), np.nan, np.float32)
     dot(a, b, out, ta, tb)

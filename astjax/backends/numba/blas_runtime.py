@@ -228,8 +228,12 @@ def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
 # ---------------------------------------------------------------- threads of our own
 # A large product is cut into blocks run on threads started for the call (POSIX threads, the
 # caller running the first block): a parallel Numba function doing the same cost 0.9 s of
-# compile in every new cache (Numba's parallel-loop machinery), the thread starts cost
-# ~20 us a call against the ~0.5 ms or more a product past SPLIT_MACS takes.
+# compile in every new cache (Numba's parallel-loop machinery).  Starting and joining the
+# threads costs 50-80 us a call here (Numba's pool, already running, took ~20), so a product
+# is split only past THREAD_MACS (~0.8 ms on one thread): 128x256x128 took 67-94 us split
+# by the pool, 110-170 split by new threads, ~100 on one; 256x784x512 1.19-1.30 ms, 1.24-1.42
+# and ~2.4.
+THREAD_MACS = 1 << 25
 MAX_PARTS = 64
 _PTHREAD = {"astjax_pthread_create": "pthread_create", "astjax_pthread_join": "pthread_join"}
 
@@ -333,7 +337,7 @@ def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
 @intrinsic
 def dot(typingctx, a, b, out, ta, tb):
     """out = op(a) @ op(b) for 2-D float operands (op as in gemm_block): one gemm call, or
-    past SPLIT_MACS multiply-adds one block per thread (the table's slot 8, at most
+    past THREAD_MACS multiply-adds one block per thread (the table's slot 8, at most
     MAX_PARTS)."""
     if not _float_matrices(a, b, out):
         return None
@@ -356,7 +360,7 @@ def dot(typingctx, a, b, out, ta, tb):
                 parts = _max(builder, _parts_value(builder, intp), ir.Constant(intp, 1))
                 parts = builder.select(builder.icmp_signed(">", parts, ir.Constant(intp, MAX_PARTS)),
                                        ir.Constant(intp, MAX_PARTS), parts)
-                split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
+                split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, THREAD_MACS)),
                                      ir.Constant(ir.IntType(1), int(THREADS)))
                 parts = builder.select(split, parts, ir.Constant(intp, 1))
                 _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts)
