@@ -88,6 +88,22 @@ def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
     _close(out, want, np.float32)
 
 
+def test_without_posix_threads_a_large_product_runs_on_the_caller(monkeypatch):
+    """Where POSIX threads are missing (THREADS false when the product compiles), no thread
+    function is declared and the blocks collapse to one call."""
+    monkeypatch.setattr(br, "THREADS", False)
+
+    @numba.njit
+    def dot_here(a, b, out):
+        br.dot(a, b, out, False, False)
+
+    a, b, want = _operands(701, 160, 311, False, False, np.float32)
+    out = np.full((701, 311), np.nan, np.float32)
+    dot_here(a, b, out)
+    _close(out, want, np.float32)
+    assert "astjax_pthread_create" not in dot_here.inspect_llvm(dot_here.signatures[0])
+
+
 @pytest.mark.parametrize("batch, m, k, n", [(1, 300, 160, 120), (3, 20, 30, 40), (5, 300, 90, 200)])
 def test_batched_products_match_numpy(batch, m, k, n):
     a = rng.standard_normal((batch, k, m))  # read transposed

@@ -266,7 +266,7 @@ def _block_args_type(context, arrays):
 
 def _worker(context, module, arrays):
     """`i8* worker(i8* args)`: one block of a product, as a thread's start routine."""
-    name = "astjax_gemm_block_" + "_".join(str(t.dtype) for t in arrays[:1])
+    name = f"astjax_gemm_block_{arrays[2].dtype}"
     fn = module.globals.get(name)
     if fn is not None:
         return fn
@@ -299,9 +299,6 @@ def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
     started = cgutils.alloca_once(builder, ir.IntType(1), size=MAX_PARTS)
     structs = [cgutils.alloca_once_value(builder, v) for v in values]
     worker = _worker(context, builder.module, arrays)
-    create = _declare(builder.module, "astjax_pthread_create",
-                      ir.FunctionType(i32, [i8p, i8p, worker.type, i8p]))
-    join = _declare(builder.module, "astjax_pthread_join", ir.FunctionType(i32, [ir.IntType(64), i8p]))
     by_rows = builder.icmp_signed(">=", m, n)
     total = builder.select(by_rows, m, n)
     zero = ir.Constant(intp, 0)
@@ -318,11 +315,18 @@ def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
     def arg(p):
         return builder.bitcast(builder.gep(packs, [p]), i8p)
 
+    if not THREADS:  # (parts is 1: no thread functions to declare)
+        builder.call(worker, [arg(zero)])
+        return
+    create = _declare(builder.module, "astjax_pthread_create",
+                      ir.FunctionType(i32, [i8p, i8p, worker.type, i8p]))
+    join = _declare(builder.module, "astjax_pthread_join",
+                    ir.FunctionType(i32, [ir.IntType(64), i8p]))
     one = ir.Constant(intp, 1)
     with cgutils.for_range(builder, parts, start=one) as loop:
         p = loop.index
-        rc = builder.call(create, [builder.bitcast(builder.gep(tids, [p]), i8p), ir.Constant(i8p, None),
-                                   worker, arg(p)])
+        rc = builder.call(create, [builder.bitcast(builder.gep(tids, [p]), i8p),
+                                   ir.Constant(i8p, None), worker, arg(p)])
         builder.store(builder.icmp_signed("==", rc, ir.Constant(i32, 0)), builder.gep(started, [p]))
     builder.call(worker, [arg(zero)])
     with cgutils.for_range(builder, parts, start=one) as loop:

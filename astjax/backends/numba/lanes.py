@@ -25,9 +25,6 @@ from astjax.core.table import get
 # lanes per block: the carries of a block of a typical loop stay in the core's L2 cache
 LANE_BLOCK = 4096
 
-ROW_KEEPING = {"broadcast_in_dim", "reshape", "transpose"}
-
-
 def blocked_lanes(eqn, made: dict):
     """The lane size (a symbol) when the batched while loop `eqn` may run per block of lanes,
     else None.  `made`: var id -> the equation computing it, in the function holding eqn."""
@@ -188,5 +185,7 @@ def _broadcasts_by_row(atom, lead: bool, out) -> bool:
     """An operand of an elementwise equation on rows: a lane value, or one whose broadcast
     gives every row the same elements (lower rank, or a size-1 axis 0); never one read at
     the absolute row index."""
-    shape = atom.aval.shape
-    return lead or len(shape) < len(out.aval.shape) or shape[0] == 1
+    shape, rank = atom.aval.shape, len(out.aval.shape)
+    if lead:  # (a lower rank would align its lanes with another axis of the result)
+        return len(shape) == rank
+    return len(shape) < rank or shape[0] == 1
