@@ -252,11 +252,6 @@ def _register_threads() -> bool:
 THREADS = _register_threads()
 
 
-def _declare(module, name, fnty):
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, fnty, name)
-
-
 def _block_args_type(context, arrays):
     """What a thread is handed: pointers to the three array structs, the flags, the bounds."""
     intp = context.get_value_type(types.intp)
@@ -286,6 +281,19 @@ def _worker(context, module, arrays):
     return fn
 
 
+def _block_slots(context, builder, arrays):
+    """The stack slots of a product's blocks (arguments, thread ids, started flags), one set
+    per function and dtype: its products run one after another, so they share it (a slot set
+    per product made a kernel of many products hold kilobytes of stack for each)."""
+    shared = builder.function.__dict__.setdefault("_astjax_block_slots", {})
+    key = str(arrays[2].dtype)
+    if key not in shared:
+        shared[key] = (cgutils.alloca_once(builder, _block_args_type(context, arrays), size=MAX_PARTS),
+                       cgutils.alloca_once(builder, ir.IntType(64), size=MAX_PARTS),
+                       cgutils.alloca_once(builder, ir.IntType(1), size=MAX_PARTS))
+    return shared[key]
+
+
 def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
     """The product in `parts` blocks of rows (or columns, when there are more of them): the
     caller runs block 0, a thread each the others (a block whose thread did not start runs on
@@ -293,10 +301,7 @@ def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
     holds one copy of the gemm call's code per dtype, not one per product."""
     intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
     i32 = ir.IntType(32)
-    argty = _block_args_type(context, arrays)
-    packs = cgutils.alloca_once(builder, argty, size=MAX_PARTS)
-    tids = cgutils.alloca_once(builder, ir.IntType(64), size=MAX_PARTS)
-    started = cgutils.alloca_once(builder, ir.IntType(1), size=MAX_PARTS)
+    packs, tids, started = _block_slots(context, builder, arrays)
     structs = [cgutils.alloca_once_value(builder, v) for v in values]
     worker = _worker(context, builder.module, arrays)
     by_rows = builder.icmp_signed(">=", m, n)
@@ -318,10 +323,10 @@ def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
     if not THREADS:  # (parts is 1: no thread functions to declare)
         builder.call(worker, [arg(zero)])
         return
-    create = _declare(builder.module, "astjax_pthread_create",
-                      ir.FunctionType(i32, [i8p, i8p, worker.type, i8p]))
-    join = _declare(builder.module, "astjax_pthread_join",
-                    ir.FunctionType(i32, [ir.IntType(64), i8p]))
+    create = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+        i32, [i8p, i8p, worker.type, i8p]), "astjax_pthread_create")
+    join = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+        i32, [ir.IntType(64), i8p]), "astjax_pthread_join")
     one = ir.Constant(intp, 1)
     with cgutils.for_range(builder, parts, start=one) as loop:
         p = loop.index

@@ -221,7 +221,7 @@ class Block:
             name = self._copy_nest(value)
         else:
             self.lines.append(f"{name} = np.empty({shape}, {dtype_text(value.aval.dtype)})")
-            self.lines += self._copy_loop(name, value)
+            self.lines += self.copy_loop(name, value)
         self.materialised[id(value)] = name
         return name
 
@@ -233,12 +233,17 @@ class Block:
         nest.join_load(var)
         return nest.emit({var.id})[var.id].name
 
-    def _copy_loop(self, target: str, value: Value) -> list:
+    def copy_loop(self, target: str, value: Value, first_row: str = None) -> list:
+        """Lines writing every element of value into target by loops, from row first_row of
+        target when given (target[first_row + i, ...] = value[i, ...])."""
         loops = [self.fresh(f"j{a}") for a in range(len(value.shape))]
         lines = [("    " * a) + f"for {v} in range({text(d)}):"
                  for a, (v, d) in enumerate(zip(loops, value.shape))]
         element = self.read(value, loops)
-        lines.append("    " * len(loops) + f"{target}[{', '.join(loops)}] = {element}")
+        index = list(loops)
+        if first_row is not None:
+            index[0] = f"{first_row} + {loops[0]}"
+        lines.append("    " * len(loops) + f"{target}[{', '.join(index)}] = {element}")
         return lines
 
     def unroll(self, value: Value) -> Value:

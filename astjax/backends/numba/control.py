@@ -120,7 +120,7 @@ def _emit_blocked_while(fe, eqn, lanes):
             args = [_rows(inner, v, on_lanes, lo, hi) for v, on_lanes in zip(values, lead)]
             slots = _while_loop(inner, eqn, args)
             for k, target in results.items():
-                inner.lines += _copy_rows(inner, target, lo, slots[k])
+                inner.lines += inner.copy_loop(target, slots[k], lo)
     finally:
         fe.fn.serial = serial
     fe.lines += _indent(inner.lines)
@@ -145,19 +145,10 @@ def _rows(fe, value, on_lanes: bool, lo: str, hi: str):
         fe.lines.append(f"{name} = np.full({tuple_text([text(d) for d in value.shape])}, "
                         f"{value.fill}, {dtype_text(value.aval.dtype)})")
     else:
-        name = fe.fresh(fe.materialise(value) + "_rows")
-        fe.lines.append(f"{name} = {fe.materialise(value)}[{lo}:{hi}]")
+        array = fe.materialise(value)  # (made before the blocks: a name here)
+        name = fe.fresh(array + "_rows")
+        fe.lines.append(f"{name} = {array}[{lo}:{hi}]")
     return Array(value.aval, name)
-
-
-def _copy_rows(fe, target: str, lo: str, value) -> list:
-    """target[lo + i, ...] = value[i, ...] for every row of value, by loops."""
-    loops = [fe.fresh(f"j{a}") for a in range(len(value.shape))]
-    lines = [("    " * a) + f"for {v} in range({text(d)}):"
-             for a, (v, d) in enumerate(zip(loops, value.shape))]
-    index = ", ".join([f"{lo} + {loops[0]}"] + loops[1:])
-    lines.append("    " * len(loops) + f"{target}[{index}] = {fe.read(value, loops)}")
-    return lines
 
 
 def _loop_test(fe, cond, slots, hoist) -> list:

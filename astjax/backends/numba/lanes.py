@@ -20,6 +20,7 @@ import numpy as np
 
 from astjax.core.dims import DimExpr, single_symbol
 from astjax.core.ir import Var
+from astjax.core.prims.reduction import REDUCTIONS
 from astjax.core.table import get
 
 # lanes per block: the carries of a block of a typical loop stay in the core's L2 cache
@@ -36,8 +37,9 @@ def blocked_lanes(eqn, made: dict):
     sym = single_symbol(running.shape[0]) if len(running.shape) == 1 else None
     if sym is None or running.dtype.kind != "b":
         return None
-    if not _frozen_by(body, r) or not _rows_apart(body, running.shape[0]) or \
-            not _flag_starts_as_computed(eqn, r, made):
+    made_in_body = {v.id: e for e in body.eqns for v in e.outs}
+    if not _frozen_by(body, r, made_in_body) or not _rows_apart(body, running.shape[0]) or \
+            not _flag_starts_as_computed(eqn, r, made_in_body, made):
         return None
     return running.shape[0]
 
@@ -53,9 +55,8 @@ def _running_index(cond):
     return next((k for k, p in enumerate(cond.params) if p is eqn.ins[0]), None)
 
 
-def _frozen_by(body, r) -> bool:
+def _frozen_by(body, r, made) -> bool:
     """Every carry the body changes (other than the flag) is select(flag, new, old)."""
-    made = {v.id: e for e in body.eqns for v in e.outs}
     flag = body.params[r]
 
     def is_flag(atom) -> bool:
@@ -74,11 +75,10 @@ def _frozen_by(body, r) -> bool:
     return True
 
 
-def _flag_starts_as_computed(eqn, r, made_outside) -> bool:
+def _flag_starts_as_computed(eqn, r, made, made_outside) -> bool:
     """Whether the initial flag is computed from the initial carries by the same equations as
     the body computes the new flag from the new carries (compared structurally)."""
     body = eqn.params["body"]
-    made = {v.id: e for e in body.eqns for v in e.outs}
     start = {}  # a carry's new value in the body -> its initial value
     for k, (new, init) in enumerate(zip(body.outs, eqn.ins)):
         if k != r and isinstance(new, Var):
@@ -166,8 +166,7 @@ def _keeps_rows(eqn, ins_lead, outs_lead) -> bool:
     if kind == "elementwise":
         return all(outs_lead) and all(_broadcasts_by_row(a, lead, eqn.outs[0])
                                       for a, lead in zip(eqn.ins, ins_lead))
-    if eqn.prim in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and",
-                    "reduce_or"):
+    if eqn.prim in REDUCTIONS:
         return 0 not in eqn.params["axes"] and all(outs_lead)
     if eqn.prim == "broadcast_in_dim":
         dims = tuple(eqn.params["broadcast_dimensions"])
