@@ -55,17 +55,23 @@ def test_products_either_side_of_the_small_size_match_numpy(m, k, n, dtype):
     _close(out, want, dtype)
 
 
+@numba.njit
+def batched_dot(a, b, out, ta, tb):
+    br.batched_dot(a, b, out, ta, tb)
+
+
 def test_every_gemm_entry_is_filled():
     entries = list(br._TABLE)
-    assert all(entries[:4]) and set(entries[4:8]) <= {32, 64} and entries[8] >= 1
+    assert all(entries[:4]) and set(entries[4:8]) <= {32, 64}
 
 
-@pytest.mark.parametrize("parts", [1, 3, 5])
-def test_any_block_count_in_the_table_gives_numpys_product(parts):
-    """The block count is the table's slot 8, read when a product runs (machine code cached
-    on a 2-core machine splits as a 16-core one's thread count says): 1, 3 and 5 blocks,
-    sizes not multiples of them."""
-    before, br._TABLE[8] = br._TABLE[8], parts
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_thread_count_where_a_product_runs_gives_numpys_product(threads):
+    """The block count is Numba's thread count when the product runs (machine code cached on
+    a 2-core machine splits as a 16-core one's count says; `numba.set_num_threads` holds):
+    sizes not multiples of it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     try:
         for m, k, n, ta in ((701, 160, 311, False), (161, 170, 1237, True)):
             a, b, want = _operands(m, k, n, ta, False, np.float32)
@@ -73,43 +79,48 @@ def test_any_block_count_in_the_table_gives_numpys_product(parts):
             dot(a, b, out, ta, False)
             _close(out, want, np.float32)
     finally:
-        br._TABLE[8] = before
+        numba.set_num_threads(before)
 
 
-# products past THREAD_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
+# products past SPLIT_MACS: cut by rows (m >= n) or by columns, sizes not multiples of the
 # thread count, each way of reading the operands
-@pytest.mark.parametrize("m, k, n", [(701, 160, 311), (161, 170, 1237), (1000, 64, 530)])
+@pytest.mark.parametrize("m, k, n", [(701, 160, 311), (161, 170, 1237), (1000, 64, 530),
+                                     (64, 128, 129)])
 @pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
 def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
-    assert m * n * k >= br.THREAD_MACS
+    assert m * n * k >= br.SPLIT_MACS
     a, b, want = _operands(m, k, n, ta, tb, np.float32)
     out = np.full((m, n), np.nan, np.float32)
     dot(a, b, out, ta, tb)
     _close(out, want, np.float32)
 
 
-def test_without_posix_threads_a_large_product_runs_on_the_caller(monkeypatch):
-    """Where POSIX threads are missing (THREADS false when the product compiles), no thread
-    function is declared and the blocks collapse to one call."""
-    monkeypatch.setattr(br, "THREADS", False)
-
-    @numba.njit
-    def dot_here(a, b, out):
-        br.dot(a, b, out, False, False)
-
+def test_large_products_go_to_the_pool_and_without_it_run_on_the_caller(monkeypatch):
+    """A kernel with a product calls the thread pool's entry; where no threading layer loads
+    (POOL false when the product compiles), none is declared and the blocks run in turn."""
     a, b, want = _operands(701, 160, 311, False, False, np.float32)
-    out = np.full((701, 311), np.nan, np.float32)
-    dot_here(a, b, out)
-    _close(out, want, np.float32)
-    assert "astjax_pthread_create" not in dot_here.inspect_llvm(dot_here.signatures[0])
+    for pool in (True, False):
+        monkeypatch.setattr(br, "POOL", pool)
+
+        @numba.njit
+        def dot_here(a, b, out):
+            br.dot(a, b, out, False, False)
+
+        out = np.full((701, 311), np.nan, np.float32)
+        dot_here(a, b, out)
+        _close(out, want, np.float32)
+        assert ("numba_parallel_for" in dot_here.inspect_llvm(dot_here.signatures[0])) == pool
 
 
-@pytest.mark.parametrize("batch, m, k, n", [(1, 300, 160, 120), (3, 20, 30, 40), (5, 300, 90, 200)])
+@pytest.mark.parametrize("batch, m, k, n", [(1, 300, 160, 120), (3, 20, 30, 40), (5, 300, 90, 200),
+                                            (3, 64, 128, 65), (2, 7, 3, 5)])
 def test_batched_products_match_numpy(batch, m, k, n):
+    """Fewer batches than threads (each product cut in blocks), as many or more (a block
+    per batch), and products too small to split."""
     a = rng.standard_normal((batch, k, m))  # read transposed
     b = rng.standard_normal((batch, k, n))
     out = np.full((batch, m, n), np.nan)
-    br.batched_dot(a, b, out, True, False)
+    batched_dot(a, b, out, True, False)
     _close(out, np.einsum("bkm,bkn->bmn", a, b), np.float64)
 
 
@@ -118,8 +129,8 @@ def test_an_empty_sum_is_zero():
     dot(np.ones((3, 0), np.float32), np.ones((0, 4), np.float32), out, False, False)
     assert (out == 0).all()
     out = np.full((2, 3, 4), np.nan, np.float32)
-    br.batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
-                   False, False)
+    batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
+                False, False)
     assert (out == 0).all()
 
 
@@ -137,18 +148,16 @@ print("ok")
 
 
 def test_a_cached_kernel_with_a_product_runs_in_a_new_process(tmp_path):
-    """A kernel that is not parallel itself calls the parallel _products (through a batched
-    product). The first process
-    caches _products, the second compiles the kernel around the cached _products, the third
-    loads that kernel from the cache: it used to call Numba's unstarted thread pool (a
-    segfault) because the cached kernel did not record that the pool must be started."""
+    """A kernel that is not parallel itself calls Numba's thread pool (through a batched
+    product). The first process compiles the kernel, the second loads it from the cache: a
+    cached kernel does not record that the pool must be started before it runs (once, a new
+    process called the unstarted pool's entry at address 0: a segfault), so the runtime
+    starts it when it is imported."""
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path / "generated"),
                NUMBA_CACHE_DIR=str(tmp_path / "machine_code"))
-    warm_runtime = "import numpy as np\nfrom astjax.backends.numba import blas_runtime as br\n" \
-        "a = np.ones((3, 4, 4), np.float32); br.batched_dot(a, a, np.empty_like(a), False, False)"
     program = tmp_path / "product.py"  # (astjax reads the function's source file)
     program.write_text(PRODUCT_IN_A_NEW_PROCESS)
-    for args in (["-c", warm_runtime], [str(program)], [str(program)]):
+    for args in ([str(program)], [str(program)]):
         done = subprocess.run([sys.executable, *args], env=env, capture_output=True,
                               text=True, timeout=600)
         assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"

@@ -27,10 +27,6 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-# Multiply-adds below which a product stays one call (~50 us on one thread): under it, the
-# cost of starting the threads is not repaid.
-SPLIT_MACS = 1 << 22
-
 # Products of at most this many multiply-adds go to NumPy's OpenBLAS where it has one: a
 # newer build whose small products are faster (a 16x128x128 product, once per step of an
 # RNN, 8.9 against 15.6 us; 64x64x64 7.4 against 9.2), and which runs them on the calling
@@ -42,10 +38,7 @@ SMALL_MACS = 65536 * 4
 # stays right whichever libraries a later process finds): for small (1) or other (0)
 # products of float32 (0) or float64 (1), slot 2 * small + double holds the address and
 # slot 4 + that the width in bits of its integer arguments (64 for NumPy's ILP64 build).
-# Slot 8: blocks per large product, Numba's thread count when this module was imported (read
-# at run time too, so machine code cached on a 2-core machine splits in 16 on a 16-core one;
-# a process that lowers its count later runs the blocks in turn).
-_TABLE = (ctypes.c_void_p * 9)()
+_TABLE = (ctypes.c_void_p * 8)()
 _TABLE_SYMBOL = "astjax_gemm_table"
 
 
@@ -80,40 +73,18 @@ def _fill_table() -> None:
         small = _address(numpy_libs, (f"scipy_{kind}gemm_64_", f"{kind}gemm_64_"))
         _TABLE[double], _TABLE[4 + double] = general, 32
         _TABLE[2 + double], _TABLE[6 + double] = (small, 64) if small else (general, 32)
-    _TABLE[8] = max(1, numba.config.NUMBA_NUM_THREADS)
 
 
 _fill_table()
 llvmlite.binding.add_symbol(_TABLE_SYMBOL, ctypes.addressof(_TABLE))
 
 
-def _matrix(context, builder, aryty, value):
-    """(data as i8*, rows, columns, row stride in bytes, column stride in bytes)."""
-    ary = context.make_array(aryty)(context, builder, value)
-    rows, cols = cgutils.unpack_tuple(builder, ary.shape, 2)
-    srow, scol = cgutils.unpack_tuple(builder, ary.strides, 2)
-    return builder.bitcast(ary.data, ir.IntType(8).as_pointer()), rows, cols, srow, scol
-
-
 def _table(builder):
     table = builder.module.globals.get(_TABLE_SYMBOL)
     if table is None:  # (a declaration: LLVM finds the symbol registered above)
-        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 9),
+        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 8),
                                   _TABLE_SYMBOL)
     return table
-
-
-def _parts_value(builder, intp):
-    zero, eight = ir.Constant(intp, 0), ir.Constant(intp, 8)
-    return builder.ptrtoint(builder.load(builder.gep(_table(builder), [zero, eight])), intp)
-
-
-@intrinsic
-def _parts(typingctx):
-    """Blocks per large product (_TABLE's slot 8)."""
-    def codegen(context, builder, sig, args):
-        return _parts_value(builder, context.get_value_type(types.intp))
-    return types.intp(), codegen
 
 
 def _table_slots(context, builder, dtype, rows, cols, k):
@@ -156,23 +127,24 @@ def _call_gemm(builder, entry, chars, ints, floats, pointers, slot):
                               pointers[1], lda, floats[1], pointers[2], ldo])
 
 
-def _float_matrices(*arrays) -> bool:
-    """2-D C-contiguous arrays of one float dtype (BLAS needs each row's elements adjacent)."""
-    return all(isinstance(x, types.Array) and x.ndim == 2 and x.layout == "C" for x in arrays) \
+def _float_matrices(*arrays, ndim=2) -> bool:
+    """C-contiguous arrays of `ndim` dimensions and one float dtype (BLAS needs each row's
+    elements adjacent)."""
+    return all(isinstance(x, types.Array) and x.ndim == ndim and x.layout == "C" for x in arrays) \
         and arrays[-1].dtype in (types.float32, types.float64) \
         and all(x.dtype == arrays[-1].dtype for x in arrays)
 
 
-def _emit_block(context, builder, arrays, values, fa, fb, r0, r1, c0, c1):
-    """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call (see gemm_block);
-    arrays: the Numba types of (a, b, out), values: their LLVM values, the rest LLVM values
-    (flags i1, bounds intp)."""
-    out = arrays[2]
+def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1):
+    """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call, where op(x) is x,
+    or x.T when its flag (i1) is set; matrices: (a, b, out), each (data as i8*, rows, columns,
+    row stride in bytes, column stride in bytes) with each row contiguous.  BLAS is
+    column-major: a row-major out is out.T there, so the call computes
+    out.T = op(b).T @ op(a).T, reading a row-major matrix as its transpose."""
     intp, i8 = context.get_value_type(types.intp), ir.IntType(8)
-    flt = context.get_value_type(out.dtype)
-    (pa, ar, ac, ars, acs), (pb, br, bc, brs, bcs), (po, _, oc, ors, ocs) = (
-        _matrix(context, builder, t, v) for t, v in zip(arrays, values))
-    item = ir.Constant(intp, out.dtype.bitwidth // 8)
+    flt = context.get_value_type(dtype)
+    (pa, ar, ac, ars, acs), (pb, br, bc, brs, bcs), (po, _, oc, ors, ocs) = matrices
+    item = ir.Constant(intp, dtype.bitwidth // 8)
     one = ir.Constant(intp, 1)
 
     def lead(row_stride, cols):  # BLAS's leading dimension of a row-major matrix
@@ -194,7 +166,7 @@ def _emit_block(context, builder, arrays, values, fa, fb, r0, r1, c0, c1):
         return ptr
 
     with builder.if_then(work):
-        slots = _table_slots(context, builder, out.dtype, rows, cols, k)
+        slots = _table_slots(context, builder, dtype, rows, cols, k)
         chars = [slot(i8, builder.select(f, ir.Constant(i8, ord("T")), ir.Constant(i8, ord("N"))))
                  for f in (fb, fa)]
         ints = (cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))
@@ -203,223 +175,212 @@ def _emit_block(context, builder, arrays, values, fa, fb, r0, r1, c0, c1):
         _call_gemm(builder, slots, chars, ints, floats, pointers, slot)
 
 
+# ---------------------------------------------------------------- blocks on Numba's pool
+# A product (a 2-D one is a batch of one) is a job of blocks: batch i's output cut into
+# `parts` blocks of rows (or columns, when there are more of them), block j = i * parts + p.
+# One worker function per kernel and dtype runs a range of blocks, each one gemm call on the
+# operands at an offset (no copies): on the calling thread, or past SPLIT_MACS multiply-adds
+# spread over Numba's thread pool through its threading layer's `parallel_for`, the entry its
+# parallel loops call. No parallel Numba function is compiled for it (that cost 0.9 s of every
+# cold compile with a product), no threads are started per call (that cost 50-80 us a call).
+# On 2 cores, split over the pool against one thread: 64x128x128 (1M) 22-25 against 32 us,
+# 128x256x128 66-69 against 107, 256x256x256 214-219 against 385, 256x784x512 1.19-1.26 ms
+# against 2.36 (threads started per call: 150-174 us for 128x256x128).
+SPLIT_MACS = 1 << 20
+# The job's fields, intp each (pointers as integers): operands a, b, out as (data, batch
+# stride, rows, columns, row stride, column stride), strides in bytes; then the flags and
+# the cut.
+_JOB = ("pa", "ab", "ar", "ac", "ars", "acs", "pb", "bb", "br", "bc", "brs", "bcs",
+        "po", "ob", "or", "oc", "ors", "ocs", "fa", "fb", "parts", "by_rows")
+_FIELD = {name: k for k, name in enumerate(_JOB)}
+
+
+def _launch_pool() -> bool:
+    """Start Numba's thread pool (which registers `numba_parallel_for` and `get_num_threads`
+    with LLVM); False where no threading layer loads (products then run on the caller)."""
+    try:
+        numba.get_num_threads()
+        return True
+    except (RuntimeError, ValueError, ImportError, OSError):
+        return False
+
+
+# Started now, not when a kernel first compiles: machine code loaded from the disk cache
+# calls the pool's entry by name, and nothing else would have started it in a new process
+# (test_numba_blas checks this in three processes).
+POOL = _launch_pool()
+
+
+def _gufunc_type(context):
+    """The pool's task signature: void(char **args, intp *dims, intp *steps, void *data)."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    return ir.FunctionType(ir.VoidType(), [i8p.as_pointer(), intp.as_pointer(),
+                                           intp.as_pointer(), i8p])
+
+
+def _worker(context, module, dtype):
+    """`astjax_gemm_blocks_<dtype>`: blocks args[1] .. args[1] + dims[0] of the job at args[0]
+    (the pool hands each thread a range as args[1]'s offset, its step being 1)."""
+    name = f"astjax_gemm_blocks_{dtype}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    intp = context.get_value_type(types.intp)
+    fn = ir.Function(module, _gufunc_type(context), name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")  # (one copy, called by every product of the kernel)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    args, dims = fn.args[0], fn.args[1]
+    job = builder.bitcast(builder.load(args), intp.as_pointer())
+    first = builder.ptrtoint(builder.load(builder.gep(args, [ir.Constant(intp, 1)])), intp)
+    count = builder.load(dims)
+    fields = {name: builder.load(builder.gep(job, [ir.Constant(intp, k)]))
+              for name, k in _FIELD.items()}
+    with cgutils.for_range(builder, count) as loop:
+        _run_block(context, builder, dtype, fields, builder.add(first, loop.index))
+    builder.ret_void()
+    return fn
+
+
+def _run_block(context, builder, dtype, f, j):
+    """Block j of the job whose fields are `f`."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
+    batch, p = builder.sdiv(j, f["parts"]), builder.srem(j, f["parts"])
+    by_rows = builder.icmp_signed("!=", f["by_rows"], zero)
+    total = builder.select(by_rows, f["or"], f["oc"])
+    lo = builder.sdiv(builder.mul(total, p), f["parts"])
+    hi = builder.sdiv(builder.mul(total, builder.add(p, one)), f["parts"])
+
+    def matrix(x):
+        data = builder.add(f["p" + x], builder.mul(batch, f[x + "b"]))
+        return (builder.inttoptr(data, i8p), f[x + "r"], f[x + "c"], f[x + "rs"], f[x + "cs"])
+
+    flags = [builder.icmp_signed("!=", f[name], zero) for name in ("fa", "fb")]
+    _emit_block(context, builder, dtype, [matrix(x) for x in "abo"], *flags,
+                builder.select(by_rows, lo, zero), builder.select(by_rows, hi, f["or"]),
+                builder.select(by_rows, zero, lo), builder.select(by_rows, f["oc"], hi))
+
+
+def _operand(context, builder, aryty, value):
+    """(data, batch stride, rows, columns, row stride, column stride) as intp values: a 2-D
+    array is a batch of one."""
+    intp = context.get_value_type(types.intp)
+    ary = context.make_array(aryty)(context, builder, value)
+    shape = cgutils.unpack_tuple(builder, ary.shape, aryty.ndim)
+    strides = cgutils.unpack_tuple(builder, ary.strides, aryty.ndim)
+    batch = (strides[0],) if aryty.ndim == 3 else (ir.Constant(intp, 0),)
+    return (builder.ptrtoint(ary.data, intp),) + batch + tuple(shape[-2:]) + tuple(strides[-2:])
+
+
+def _job_slots(context, builder):
+    """The stack slots of a product's call (the job, the pool's args, dims and steps), one set
+    per function: its products run one after another, so they share it."""
+    shared = getattr(builder.function, "_astjax_job_slots", None)
+    if shared is None:
+        intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+        shared = builder.function._astjax_job_slots = (
+            cgutils.alloca_once(builder, intp, size=len(_JOB)),
+            cgutils.alloca_once(builder, i8p, size=2),
+            cgutils.alloca_once(builder, intp, size=1),
+            cgutils.alloca_once(builder, intp, size=2))
+    return shared
+
+
+def _thread_count(builder, intp):
+    """Numba's thread count where the product runs (`numba.set_num_threads` included)."""
+    get = cgutils.get_or_insert_function(builder.module, ir.FunctionType(intp, []),
+                                         "get_num_threads")  # (declared as Numba declares it)
+    count = builder.sext(builder.trunc(builder.call(get, []), ir.IntType(32)), intp)
+    return _max(builder, count, ir.Constant(intp, 1))
+
+
+def _emit_product(context, builder, arrays, values, fa, fb):
+    """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one), as blocks of a job
+    run by the worker on this thread or over the pool."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    dtype = arrays[2].dtype
+    (pa, ab, ar, ac, ars, acs), (pb, bb, br, bc, brs, bcs), (po, ob, orows, ocols, ors, ocs) = (
+        _operand(context, builder, t, v) for t, v in zip(arrays, values))
+    batches = ir.Constant(intp, 1)
+    if arrays[2].ndim == 3:
+        batches = cgutils.unpack_tuple(builder, context.make_array(arrays[2])(
+            context, builder, values[2]).shape, 3)[0]
+    k = builder.select(fa, ar, ac)
+    zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
+    size = builder.mul(builder.mul(batches, builder.mul(orows, ocols)),
+                       ir.Constant(intp, dtype.bitwidth // 8))
+    with builder.if_else(builder.icmp_signed("==", k, zero)) as (empty, full):
+        with empty:  # a sum of nothing: zeros (gemm would not be called)
+            cgutils.memset(builder, builder.inttoptr(po, i8p), size, 0)
+        with full:
+            macs = builder.mul(builder.mul(batches, builder.mul(orows, ocols)), k)
+            threads = _thread_count(builder, intp) if POOL else one
+            split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
+                                 builder.icmp_signed(">", threads, one))
+            # fewer batches than threads: each product is cut in as many blocks as threads
+            parts = builder.select(builder.and_(split, builder.icmp_signed("<", batches, threads)),
+                                   threads, one)
+            by_rows = builder.zext(builder.icmp_signed(">=", orows, ocols), intp)
+            job, args, dims, steps = _job_slots(context, builder)
+            fields = dict(pa=pa, ab=ab, ar=ar, ac=ac, ars=ars, acs=acs, pb=pb, bb=bb, br=br,
+                          bc=bc, brs=brs, bcs=bcs, po=po, ob=ob, ocs=ocs, ors=ors,
+                          fa=builder.zext(fa, intp), fb=builder.zext(fb, intp),
+                          parts=parts, by_rows=by_rows, **{"or": orows, "oc": ocols})
+            for name, value in fields.items():
+                builder.store(value, builder.gep(job, [ir.Constant(intp, _FIELD[name])]))
+            builder.store(builder.bitcast(job, i8p), args)
+            builder.store(ir.Constant(i8p, None), builder.gep(args, [one]))
+            builder.store(builder.mul(batches, parts), dims)
+            builder.store(zero, steps)
+            builder.store(one, builder.gep(steps, [one]))
+            worker = _worker(context, builder.module, dtype)
+            call = [args, dims, steps, ir.Constant(i8p, None)]
+            if not POOL:  # (no pool entry to declare)
+                builder.call(worker, call)
+                return
+            with builder.if_else(split) as (pooled, here):
+                with pooled:
+                    pool = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                        ir.VoidType(), [i8p] * 5 + [intp] * 3), "numba_parallel_for")
+                    builder.call(pool, [builder.bitcast(worker, i8p)]
+                                 + [builder.bitcast(v, i8p) for v in call]
+                                 + [zero, ir.Constant(intp, 2), threads])
+                with here:
+                    builder.call(worker, call)
+
+
 def _flags(context, builder, sig, args):
     return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
 
 
-@intrinsic
-def gemm_block(typingctx, a, b, out, ta, tb, r0, r1, c0, c1):
-    """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call, where op(x) is
-    x, or x.T when its flag is set; each row of a, b and out is contiguous.  BLAS is
-    column-major: a row-major out is out.T there, so the call computes
-    out.T = op(b).T @ op(a).T, reading a row-major matrix as its transpose."""
-    if not _float_matrices(a, b, out):
-        return None
-    sig = types.none(a, b, out, ta, tb, r0, r1, c0, c1)
+def _product_intrinsic(ndim):
+    def typer(typingctx, a, b, out, ta, tb):
+        if not _float_matrices(a, b, out, ndim=ndim):
+            return None
+        sig = types.none(a, b, out, ta, tb)
 
-    def codegen(context, builder, sig, args):
-        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
-        bounds = [context.cast(builder, v, t, types.intp) for v, t in zip(args[5:], sig.args[5:])]
-        _emit_block(context, builder, sig.args[:3], args[:3], fa, fb, *bounds)
-        return context.get_dummy_value()
-    return sig, codegen
+        def codegen(context, builder, sig, args):
+            fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
+            _emit_product(context, builder, sig.args[:3], args[:3], fa, fb)
+            return context.get_dummy_value()
+        return sig, codegen
+    return typer
 
 
-# ---------------------------------------------------------------- threads of our own
-# A large product is cut into blocks run on threads started for the call (POSIX threads, the
-# caller running the first block): a parallel Numba function doing the same cost 0.9 s of
-# compile in every new cache (Numba's parallel-loop machinery).  Starting and joining the
-# threads costs 50-80 us a call here (Numba's pool, already running, took ~20), so a product
-# is split only past THREAD_MACS (~0.8 ms on one thread): 128x256x128 took 67-94 us split
-# by the pool, 110-170 split by new threads, ~100 on one; 256x784x512 1.19-1.30 ms, 1.24-1.42
-# and ~2.4.
-THREAD_MACS = 1 << 25
-MAX_PARTS = 64
-_PTHREAD = {"astjax_pthread_create": "pthread_create", "astjax_pthread_join": "pthread_join"}
+def _dot(typingctx, a, b, out, ta, tb):
+    return _product_intrinsic(2)(typingctx, a, b, out, ta, tb)
 
 
-def _register_threads() -> bool:
-    try:
-        libc = ctypes.CDLL(None)
-        for ours, name in _PTHREAD.items():
-            llvmlite.binding.add_symbol(ours, ctypes.cast(getattr(libc, name),
-                                                          ctypes.c_void_p).value)
-        return True
-    except (OSError, AttributeError):  # (no POSIX threads: large products run on one thread)
-        return False
+def _batched_dot(typingctx, a, b, out, ta, tb):
+    return _product_intrinsic(3)(typingctx, a, b, out, ta, tb)
 
 
-THREADS = _register_threads()
-
-
-def _block_args_type(context, arrays):
-    """What a thread is handed: pointers to the three array structs, the flags, the bounds."""
-    intp = context.get_value_type(types.intp)
-    structs = [context.get_value_type(t).as_pointer() for t in arrays]
-    return ir.LiteralStructType(structs + [ir.IntType(1)] * 2 + [intp] * 4)
-
-
-def _worker(context, module, arrays):
-    """`i8* worker(i8* args)`: one block of a product, as a thread's start routine."""
-    name = f"astjax_gemm_block_{arrays[2].dtype}"
-    fn = module.globals.get(name)
-    if fn is not None:
-        return fn
-    i8p = ir.IntType(8).as_pointer()
-    fn = ir.Function(module, ir.FunctionType(i8p, [i8p]), name)
-    fn.linkage = "internal"
-    fn.attributes.add("noinline")  # (one copy, called by every product of the kernel)
-    builder = ir.IRBuilder(fn.append_basic_block("entry"))
-    packed = builder.bitcast(fn.args[0], _block_args_type(context, arrays).as_pointer())
-
-    def field(k):
-        return builder.load(builder.gep(packed, [ir.Constant(ir.IntType(32), 0),
-                                                 ir.Constant(ir.IntType(32), k)]))
-    values = [builder.load(field(k)) for k in range(3)]
-    _emit_block(context, builder, arrays, values, field(3), field(4), *[field(k) for k in range(5, 9)])
-    builder.ret(ir.Constant(i8p, None))
-    return fn
-
-
-def _block_slots(context, builder, arrays):
-    """The stack slots of a product's blocks (arguments, thread ids, started flags), one set
-    per function and dtype: its products run one after another, so they share it (a slot set
-    per product made a kernel of many products hold kilobytes of stack for each)."""
-    shared = builder.function.__dict__.setdefault("_astjax_block_slots", {})
-    key = str(arrays[2].dtype)
-    if key not in shared:
-        shared[key] = (cgutils.alloca_once(builder, _block_args_type(context, arrays), size=MAX_PARTS),
-                       cgutils.alloca_once(builder, ir.IntType(64), size=MAX_PARTS),
-                       cgutils.alloca_once(builder, ir.IntType(1), size=MAX_PARTS))
-    return shared[key]
-
-
-def _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts):
-    """The product in `parts` blocks of rows (or columns, when there are more of them): the
-    caller runs block 0, a thread each the others (a block whose thread did not start runs on
-    the caller after the first).  Each block is a call of the worker function, so a kernel
-    holds one copy of the gemm call's code per dtype, not one per product."""
-    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
-    i32 = ir.IntType(32)
-    packs, tids, started = _block_slots(context, builder, arrays)
-    structs = [cgutils.alloca_once_value(builder, v) for v in values]
-    worker = _worker(context, builder.module, arrays)
-    by_rows = builder.icmp_signed(">=", m, n)
-    total = builder.select(by_rows, m, n)
-    zero = ir.Constant(intp, 0)
-    with cgutils.for_range(builder, parts) as loop:
-        p = loop.index
-        lo = builder.sdiv(builder.mul(total, p), parts)
-        hi = builder.sdiv(builder.mul(total, builder.add(p, ir.Constant(intp, 1))), parts)
-        fields = structs + [fa, fb, builder.select(by_rows, lo, zero), builder.select(by_rows, hi, m),
-                            builder.select(by_rows, zero, lo), builder.select(by_rows, n, hi)]
-        pack = builder.gep(packs, [p])
-        for k, value in enumerate(fields):
-            builder.store(value, builder.gep(pack, [ir.Constant(i32, 0), ir.Constant(i32, k)]))
-
-    def arg(p):
-        return builder.bitcast(builder.gep(packs, [p]), i8p)
-
-    if not THREADS:  # (parts is 1: no thread functions to declare)
-        builder.call(worker, [arg(zero)])
-        return
-    create = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-        i32, [i8p, i8p, worker.type, i8p]), "astjax_pthread_create")
-    join = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-        i32, [ir.IntType(64), i8p]), "astjax_pthread_join")
-    one = ir.Constant(intp, 1)
-    with cgutils.for_range(builder, parts, start=one) as loop:
-        p = loop.index
-        rc = builder.call(create, [builder.bitcast(builder.gep(tids, [p]), i8p),
-                                   ir.Constant(i8p, None), worker, arg(p)])
-        builder.store(builder.icmp_signed("==", rc, ir.Constant(i32, 0)), builder.gep(started, [p]))
-    builder.call(worker, [arg(zero)])
-    with cgutils.for_range(builder, parts, start=one) as loop:
-        p = loop.index
-        with builder.if_else(builder.load(builder.gep(started, [p]))) as (joined, inline):
-            with joined:
-                builder.call(join, [builder.load(builder.gep(tids, [p])), ir.Constant(i8p, None)])
-            with inline:
-                builder.call(worker, [arg(p)])
-
-
-@intrinsic
-def dot(typingctx, a, b, out, ta, tb):
-    """out = op(a) @ op(b) for 2-D float operands (op as in gemm_block): one gemm call, or
-    past THREAD_MACS multiply-adds one block per thread (the table's slot 8, at most
-    MAX_PARTS)."""
-    if not _float_matrices(a, b, out):
-        return None
-    sig = types.none(a, b, out, ta, tb)
-
-    def codegen(context, builder, sig, args):
-        intp = context.get_value_type(types.intp)
-        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
-        arrays, values = sig.args[:3], args[:3]
-        _, ar, ac, _, _ = _matrix(context, builder, arrays[0], values[0])
-        po, m, n, _, _ = _matrix(context, builder, arrays[2], values[2])
-        k = builder.select(fa, ar, ac)
-        zero = ir.Constant(intp, 0)
-        with builder.if_else(builder.icmp_signed("==", k, zero)) as (empty, full):
-            with empty:  # a sum of nothing: zeros (gemm would not be called)
-                size = builder.mul(builder.mul(m, n), ir.Constant(intp, arrays[2].dtype.bitwidth // 8))
-                cgutils.memset(builder, po, size, 0)
-            with full:
-                macs = builder.mul(builder.mul(m, n), k)
-                parts = _max(builder, _parts_value(builder, intp), ir.Constant(intp, 1))
-                parts = builder.select(builder.icmp_signed(">", parts, ir.Constant(intp, MAX_PARTS)),
-                                       ir.Constant(intp, MAX_PARTS), parts)
-                split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, THREAD_MACS)),
-                                     ir.Constant(ir.IntType(1), int(THREADS)))
-                parts = builder.select(split, parts, ir.Constant(intp, 1))
-                _emit_blocks(context, builder, arrays, values, fa, fb, m, n, parts)
-        return context.get_dummy_value()
-    return sig, codegen
-
-
-@intrinsic
-def _unliteral(typingctx, x):
-    """x typed as its plain type: a call with a constant flag (generated code writes True or
-    False) would otherwise compile a parallel function once per constant."""
-    return types.unliteral(x)(x), lambda context, builder, sig, args: args[0]
-
-
-# Start Numba's thread pool now (asking for its size starts it). A kernel that is not
-# parallel itself but calls _products links in its machine code; when _products came from
-# Numba's disk cache, the kernel's own cached entry does not record that the pool must be
-# started before it runs, so a new process that loads that kernel first would call the
-# pool's entry point at address 0 (test_numba_blas checks this in three processes).
-numba.get_num_threads()
-
-
-@numba.njit(cache=True, error_model="numpy", parallel=True)
-def _products(a, b, out, ta, tb):
-    """out[i] = op(a[i]) @ op(b[i]) for float operands (op as in gemm_block): the batches in
-    parallel when there are enough of them, else each product cut into _parts() blocks of rows
-    (or columns, when there are more of them) when it is large enough to gain from it."""
-    batch, m, n = out.shape
-    k = a.shape[1] if ta else a.shape[2]
-    threads = _parts()
-    if k == 0:
-        out[:] = 0
-    elif batch < threads and m * n * k < SPLIT_MACS:  # (no threads to start: a scan's step)
-        for i in range(batch):
-            gemm_block(a[i], b[i], out[i], ta, tb, 0, m, 0, n)
-    else:
-        parts = 1 if batch >= threads else threads
-        by_rows = m >= n
-        for w in numba.prange(batch * parts):
-            i, p = w // parts, w % parts
-            if by_rows:
-                gemm_block(a[i], b[i], out[i], ta, tb, m * p // parts, m * (p + 1) // parts, 0, n)
-            else:
-                gemm_block(a[i], b[i], out[i], ta, tb, 0, m, n * p // parts, n * (p + 1) // parts)
-
-
-# (called, not inlined: inlined, its reshapes cost every kernel's compile again; generated
-# code passes the flags as np.bool_, so it compiles once per dtype and machine, not once per
-# pair of constant flags)
-@numba.njit(cache=True, error_model="numpy")
-def batched_dot(a, b, out, ta, tb):
-    """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays."""
-    _products(a, b, out, _unliteral(ta), _unliteral(tb))
+_dot.__doc__ = """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag
+says: one gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per
+thread of Numba's pool."""
+_batched_dot.__doc__ = """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays:
+past SPLIT_MACS multiply-adds in all, the batches over Numba's pool (each product cut in
+blocks when there are fewer batches than threads)."""
+dot = intrinsic(_dot)
+batched_dot = intrinsic(_batched_dot)
