@@ -191,23 +191,23 @@ def _log(x):
 
 
 def _log1p(x):
-    """log(1+x) = log(u) + (x - (u-1))/u with u = fl(1+x): the quotient restores what the
-    rounding of 1+x lost (u-1 and x-(u-1) are exact)."""
+    """log(1+x) = k ln2 + log(1+f), 1+f = 2**-k (1+x), k read from u = fl(1+x).  While 2**-k
+    is exact next to 1 (k <= the mantissa's width), f = 2**-k x + (2**-k - 1) is one fma:
+    exact before its one rounding, so what the rounding of 1+x lost never enters (a
+    correction (x - (u-1))/u added afterwards took twice the operations).  Past that width
+    u's rounding is below a tenth of an ulp of the result and f comes from u's bits."""
     u = x + 1.0
     # u is 0 or at least 2**-24 (2**-53), never subnormal
-    k, f = _log_split(select(u > 0.0, u, x.f(1.0)), subnormal=False)
-    # c/u with 1/u = 2**-k / (1+f) ~ 2**-k * (1 - f + f^2): c is below half an ulp of the
-    # result, so a 7% error in 1/u costs < 0.04 ulp and saves a division.  Past k = 100,
-    # 2**-k would leave the normal range (and c no longer shows).
+    k, f_bits = _log_split(select(u > 0.0, u, x.f(1.0)), subnormal=False)
     ki = k.to_int()
-    kc = select(ki > 100, ki.i(100), ki)
-    inv_u = pow2i(-kc) * fma(f, f - 1.0, 1.0)
-    c = select(kc.eq(ki), (x - (u - 1.0)) * inv_u, x.f(0.0))
-    res = _log_core(k, f) + c
+    near = ki <= (24 if x.is32 else 53)
+    s = pow2i(-select(near, ki, ki.i(0)))
+    # (a nan: u > 0 fails, k = 0 and f = x, so the nan runs through)
+    res = _log_core(k, select(near, fma(s, x, s - 1.0), f_bits))
     res = select(x.eq(INF), x, res)
     res = select(x.eq(-1.0), x.f(-INF), res)
     res = select(x < -1.0, x.f(NAN), res)
-    return select(isnan(x) | x.eq(0.0), x, res)
+    return select(x.eq(0.0), x, res)  # (keeps -0)
 
 
 # ==========================================================================================

@@ -270,7 +270,7 @@ PI_A_32, PI_B_32, PI_C_32 = _pi_parts_f32()
 F32_TRIG_LIMIT = 2.0**16
 
 
-def _sin_cos_f32_fast(x, kind):
+def _sin_cos_f32_fast(x, kind, finite=False):
     """float32 sin/cos for |x| < F32_TRIG_LIMIT, all in float32 (8 lanes on AVX2, where the
     former double evaluation ran 4): reduce mod pi (not pi/2) so one odd polynomial serves
     every quadrant and the sign comes from n's parity.
@@ -282,7 +282,8 @@ def _sin_cos_f32_fast(x, kind):
     below 2), the others round once each, near an ulp of r where x is close to a multiple
     of pi.
     """
-    xs = select(_fabs(x) < F32_TRIG_LIMIT, x, x.f(0.0))
+    # finite: every lane is finite and below the limit (the caller tested it)
+    xs = x if finite else select(_fabs(x) < F32_TRIG_LIMIT, x, x.f(0.0))
     if kind == "sin":
         n = _rint(xs * INV_PI_32)
         m = n
@@ -297,7 +298,7 @@ def _sin_cos_f32_fast(x, kind):
     res = (sr.bits() ^ (n.to_int() << 31)).as_float()  # (-1)**n
     if kind == "sin":
         res = select(x.eq(0.0), x, res)  # keeps -0
-    return select(_fabs(x) < INF, res, x - x)
+    return res if finite else select(_fabs(x) < INF, res, x - x)
 
 
 def _with_fast_reduction(kind):
@@ -308,6 +309,16 @@ def _with_fast_reduction(kind):
         if x.is32 and kind != "tan":
             return _sin_cos_f32_fast(x, kind), _slow_trig(x, F32_TRIG_LIMIT)
         return fast64(x), _slow_trig(x)
+
+    def ordinary(x):
+        """float32 sin and cos: (the lanes below the limit, the fast path for a vector of
+        such lanes alone), which leaves out the selects that keep inf and nan out of the
+        reduction (a vector with another lane runs `fast` as before)."""
+        if x.is32 and kind != "tan":
+            return _fabs(x) < F32_TRIG_LIMIT, lambda: _sin_cos_f32_fast(x, kind, finite=True)
+        return None
+
+    fast.ordinary = ordinary
 
     full.__doc__ = "%s(x), correctly reduced for all finite x." % kind
     return full, fast

@@ -27,7 +27,11 @@ def call(builder, name, fty, full, fast, args):
     full(*Vs) -> V: correct for every input (the slow path), branch-free.
     fast(*Vs) -> (V, slow): result and the mask of lanes where it may be wrong.  If
     fast.slow_lanes(*Vs) gives that mask from the arguments alone, it is tested first and a
-    vector with a slow lane runs full alone, not fast as well.
+    vector with a slow lane runs full alone, not fast as well.  If fast.ordinary(*Vs) gives
+    (mask, unchecked), a vector whose lanes are all in the mask runs unchecked() alone: the
+    same values as fast for those lanes, without fast's guards for the others (any other
+    vector runs fast and full as before, so each lane's value never depends on its
+    neighbours).
     """
     fn = _scalar_function(builder.module, name, fty, full, fast, len(args))
     ity = _int_of(fty)
@@ -57,8 +61,12 @@ def _scalar_function(mod, name, fty, full, fast, nargs):
     set.add(fn.attributes, '"vector-function-abi-variant"="%s"' % variants)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     xs = [V(b, b.bitcast(a, fty)) for a in fn.args]
+    ordinary = _ordinary(fast, xs)
     if hasattr(fast, "slow_lanes"):
         _either(b, fast.slow_lanes(*xs), lambda: full(*xs).v, lambda: fast(*xs)[0].v, fty, ity)
+    elif ordinary is not None:
+        _either(b, ~ordinary[0], lambda: _checked(fast, xs, lambda: full(*xs)).v,
+                lambda: ordinary[1]().v, fty, ity)
     else:
         _branch_on_slow(b, fast(*xs), lambda: full(*xs).v, fty, ity)
     for n in LANES[fty]:
@@ -76,6 +84,12 @@ def _vector_function(mod, sym, fty, n, full, fast, nargs):
     # It is a function of its own, called cold: inline, its constants and temporaries would
     # share one register allocation with the fast path and spill on every call.
     slow_fn = _slow_function(mod, "%s_v%d_full" % (sym, n), vty, ity, full, nargs)
+    ordinary = _ordinary(fast, xs)
+    if ordinary is not None:
+        _either(b, any_lane(~ordinary[0]),
+                lambda: _checked(fast, xs, lambda: V(b, _call_ints(b, slow_fn, xs, vty))).v,
+                lambda: ordinary[1]().v, vty, ity)
+        return
     if hasattr(fast, "slow_lanes"):
         _either(b, any_lane(fast.slow_lanes(*xs)), lambda: _call_ints(b, slow_fn, xs, vty),
                 lambda: fast(*xs)[0].v, vty, ity)
@@ -83,6 +97,16 @@ def _vector_function(mod, sym, fty, n, full, fast, nargs):
     res, slow = fast(*xs)
     _branch_on_slow(b, (res, any_lane(slow)),
                     lambda: select(slow, V(b, _call_ints(b, slow_fn, xs, vty)), res).v, vty, ity)
+
+
+def _ordinary(fast, xs):
+    return fast.ordinary(*xs) if hasattr(fast, "ordinary") else None
+
+
+def _checked(fast, xs, full):
+    """fast's result where it is right, full()'s in the other lanes."""
+    res, slow = fast(*xs)
+    return select(slow, full(), res)
 
 
 def _slow_function(mod, sym, vty, ity, full, nargs):
