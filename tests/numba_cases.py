@@ -24,6 +24,18 @@ def more_math(x, s):
     return c + jnp.clip(x, -1.0, 1.0) + lax.erf(x) + x ** 2 + jnp.arctan2(x, 1.5) + s
 
 
+def staged_math(x):
+    """Math enough for the elementwise loop to run in stages (backends/numba/stages.py): a
+    value of the first stage is an output too, a flag on the input and the input itself are
+    read in several stages, and three values are handed from stage to stage."""
+    a = jnp.exp(-x * x)
+    b = jnp.tanh(x) * a
+    m = x > 0.3
+    c = jnp.sin(b * 3.0) + jnp.cos(x)
+    d = jnp.where(m, jnp.log1p(c * c), c)
+    return a, d, jnp.arctan(d) + x * b
+
+
 def jax_logistic(x):
     return 1.0 / (1.0 + jnp.exp(-x))
 
@@ -135,6 +147,8 @@ def cases() -> dict:
         "chain_f32": (astjax.jit(chain), (rng.standard_normal(1000).astype(f32),)),
         "chain_f32_parallel": (astjax.jit(chain), (rng.standard_normal(70_000).astype(f32),)),
         "chain_f64_2d": (astjax.jit(chain), (rng.standard_normal((30, 7)),)),
+        "staged_math_f32": (astjax.jit(staged_math), (rng.standard_normal(9001).astype(f32),)),
+        "staged_math_f64": (astjax.jit(staged_math), (rng.standard_normal(300_001),)),
         "more_math_f32_weak": (astjax.jit(more_math), (rng.standard_normal(50).astype(f32), 0.7)),
         "more_math_f64": (astjax.jit(more_math), (rng.standard_normal(50), f64(1.5))),
         "special_f64": (astjax.jit(special), (rng.uniform(-3, 3, 20),)),

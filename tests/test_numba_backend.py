@@ -100,10 +100,14 @@ def test_matches_numpy_backend(compiled, name):
 
 @pytest.mark.parametrize("name", ["chain_f32", "chain_f32_parallel"])
 def test_fused_chain_vectorises_without_libm(compiled, name):
-    """One loop, vecmath inlined: vector float types in the IR and no scalar libm calls."""
+    """One loop over blocks, in two stages (tanh, exp and sin, then log1p: see stages.py),
+    vecmath inlined: vector float types in the IR and no scalar libm calls."""
     *_, fn = compiled(name)
     source = fn.source
-    assert len(re.findall(r"for i\w* in ", source)) == 1 and "vecmath.tanh(" in source
+    assert len(re.findall(r"for block\w* in ", source)) == 1 and "vecmath.tanh(" in source
+    stages = [m.start() for m in re.finditer(r"for i\w* in range\(lo\w*, hi\w*\):", source)]
+    assert len(stages) == 2, source
+    assert source.index("vecmath.sin(") < stages[1] < source.index("vecmath.log1p(")
     kernel = fn.last.call.kernel
     ir = "\n".join(kernel.inspect_llvm().values())
     if "define" not in ir:  # loaded from Numba's disk cache, which keeps no IR: compile afresh
@@ -111,6 +115,23 @@ def test_fused_chain_vectorises_without_libm(compiled, name):
         ir = "\n".join(kernel.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", ir)
     assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
+
+
+def _little_math(x):
+    return jnp.exp(-x) * jnp.log1p(x * x)
+
+
+def test_only_a_loop_of_much_math_runs_in_stages(compiled):
+    """A 2-D nest and a loop of little math stay one loop; the staged loop hands its values
+    on in block-sized buffers."""
+    *_, two_d = compiled("chain_f64_2d")
+    assert "for block" not in two_d.source
+    little = astjax.jit(_little_math, backend="numba")
+    x = np.linspace(-2.0, 2.0, 5000)
+    np.testing.assert_allclose(little(x), np.exp(-x) * np.log1p(x * x), rtol=1e-13)
+    assert "for block" not in little.source
+    *_, staged = compiled("staged_math_f64")
+    assert len(re.findall(r"_block = rt.empty\(\(4096,\)", staged.source)) >= 2, staged.source
 
 
 def test_fused_chain_reads_like_the_source(compiled):

@@ -25,6 +25,7 @@ from astjax.core.dims import by_size
 from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 from . import scalars as E
+from .stages import staged_loop
 from .values import Array, Unrolled, Value, text
 
 
@@ -614,6 +615,9 @@ class NestEmitter:
                 body += self._acc_update(m, accs[m.var.id])
 
     def _inner_loop(self, p, needed, rows, stores, accs, parallel) -> list:
+        staged = staged_loop(self, p, needed, stores, parallel)
+        if staged is not None:
+            return staged
         inner_axes = [a for a in range(self.k, self.nest.rank) if self.loop[a] != "0"]
         head = []
         for n, a in enumerate(inner_axes):
