@@ -1,14 +1,16 @@
 """An elementwise loop of much math, run in stages over blocks of elements.
 
-A loop body that chains four or more transcendental functions (tanh, exp, sin, log1p, ...)
-holds more live vectors and constants than AVX2's sixteen registers: LLVM spills, and the
-loop runs slower than its parts. Cut in stages over a block of BLOCK elements, each stage a
+A loop body that chains several transcendental functions (tanh, exp, sin, log1p, ...) holds
+more live vectors and constants than AVX2's sixteen registers: LLVM spills, and the loop
+runs slower than its parts. Cut in stages over a block of BLOCK elements, each stage a
 loop of its own, with the values one stage hands the next kept in a block-sized buffer that
 stays in the L1 cache, it runs faster: the shared bench's chain (tanh, exp, sin, log1p over
 4M floats) in two stages took 4.8 against 5.15 ms on two threads (see WEIGHT for the cuts
 tried; five stages of one function each were slower again).
 
-Only a rank-1 nest of elementwise work alone is staged (no reductions, no row buffers). The
+Only a rank-1 nest of elementwise work alone is staged (no reductions, no row buffers), with
+at least MIN_FUNCTIONS such functions (the gain was measured on four; two heavy ones alone
+are left as they are). The
 block's loops run over unsigned indices: with a signed start Numba's index wraparound kept
 LLVM from vectorising them (30 ms).
 """
@@ -29,6 +31,7 @@ WEIGHT = {"exp": 1.5, "exp2": 1.5, "expm1": 1.6, "tanh": 1.7, "logistic": 1.7, "
           "log1p": 3.5, "tan": 3.0, "cbrt": 2.0}
 OTHER_WEIGHT = 3.5  # inverse trigonometric and hyperbolic, erf, pow, lgamma, ...
 BUDGET = 6.0
+MIN_FUNCTIONS = 3
 
 
 def staged_loop(em, p: int, needed: list, stores: dict, parallel: bool):
@@ -78,6 +81,7 @@ def _qualifies(em, needed) -> bool:
     return (em.fe.module.target == "cpu" and nest.rank == 1 and em.k == 0
             and em.loop[0] != "0" and em.chunk is None and not em.stash
             and all(m.kind in ("elem", "load", "alias") for m in nest.order)
+            and sum(map(_is_math, needed)) >= MIN_FUNCTIONS
             and sum(_weight(m) for m in needed) > BUDGET)
 
 
