@@ -207,7 +207,9 @@ def _launch_pool() -> bool:
 
 # Started now, not when a kernel first compiles: machine code loaded from the disk cache
 # calls the pool's entry by name, and nothing else would have started it in a new process
-# (test_numba_blas checks this in three processes).
+# (test_numba_blas checks this in two processes). Generated code calls a product only
+# outside parallel loops: the workqueue layer (a fallback where TBB is missing) aborts on a
+# parallel region inside another.
 POOL = _launch_pool()
 
 
