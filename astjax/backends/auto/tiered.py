@@ -155,8 +155,10 @@ class Tiered:
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
-        self._compile_behind(sizes)  # (NumPy's errors are the call's: outside the try)
-        return self._numpy_tier()(*args)
+        try:  # (NumPy's errors are the call's: outside the try above)
+            return self._numpy_tier()(*args)
+        finally:  # after the answer: started before it, the compile slowed it
+            self._compile_behind(sizes)
 
     # ------------------------------------------------------------ XLA behind a NumPy answer
     def _light(self, call, concrete: Func) -> bool:
