@@ -265,14 +265,15 @@ def _run_block(context, builder, dtype, f, j):
 
 
 def _operand(context, builder, aryty, value):
-    """(data, batch stride, rows, columns, row stride, column stride) as intp values: a 2-D
-    array is a batch of one."""
+    """(data, batch stride, rows, columns, row stride, column stride) as intp values, and the
+    batch count: a 2-D array is a batch of one."""
     intp = context.get_value_type(types.intp)
     ary = context.make_array(aryty)(context, builder, value)
     shape = cgutils.unpack_tuple(builder, ary.shape, aryty.ndim)
     strides = cgutils.unpack_tuple(builder, ary.strides, aryty.ndim)
     batch = (strides[0],) if aryty.ndim == 3 else (ir.Constant(intp, 0),)
-    return (builder.ptrtoint(ary.data, intp),) + batch + tuple(shape[-2:]) + tuple(strides[-2:])
+    fields = (builder.ptrtoint(ary.data, intp),) + batch + tuple(shape[-2:]) + tuple(strides[-2:])
+    return fields, shape[0] if aryty.ndim == 3 else ir.Constant(intp, 1)
 
 
 def _job_slots(context, builder):
@@ -302,33 +303,28 @@ def _emit_product(context, builder, arrays, values, fa, fb):
     run by the worker on this thread or over the pool."""
     intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
     dtype = arrays[2].dtype
-    (pa, ab, ar, ac, ars, acs), (pb, bb, br, bc, brs, bcs), (po, ob, orows, ocols, ors, ocs) = (
-        _operand(context, builder, t, v) for t, v in zip(arrays, values))
-    batches = ir.Constant(intp, 1)
-    if arrays[2].ndim == 3:
-        batches = cgutils.unpack_tuple(builder, context.make_array(arrays[2])(
-            context, builder, values[2]).shape, 3)[0]
-    k = builder.select(fa, ar, ac)
+    operands = [_operand(context, builder, t, v) for t, v in zip(arrays, values)]
+    fields = dict(zip(_JOB, [x for own, _ in operands for x in own]))  # (a's, b's, out's)
+    batches = operands[2][1]
+    k = builder.select(fa, fields["ar"], fields["ac"])
     zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
-    size = builder.mul(builder.mul(batches, builder.mul(orows, ocols)),
-                       ir.Constant(intp, dtype.bitwidth // 8))
+    elements = builder.mul(batches, builder.mul(fields["or"], fields["oc"]))
     with builder.if_else(builder.icmp_signed("==", k, zero)) as (empty, full):
         with empty:  # a sum of nothing: zeros (gemm would not be called)
-            cgutils.memset(builder, builder.inttoptr(po, i8p), size, 0)
+            size = builder.mul(elements, ir.Constant(intp, dtype.bitwidth // 8))
+            cgutils.memset(builder, builder.inttoptr(fields["po"], i8p), size, 0)
         with full:
-            macs = builder.mul(builder.mul(batches, builder.mul(orows, ocols)), k)
+            macs = builder.mul(elements, k)
             threads = _thread_count(builder, intp) if POOL else one
             split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
                                  builder.icmp_signed(">", threads, one))
             # fewer batches than threads: each product is cut in as many blocks as threads
             parts = builder.select(builder.and_(split, builder.icmp_signed("<", batches, threads)),
                                    threads, one)
-            by_rows = builder.zext(builder.icmp_signed(">=", orows, ocols), intp)
+            fields.update(fa=builder.zext(fa, intp), fb=builder.zext(fb, intp), parts=parts,
+                          by_rows=builder.zext(builder.icmp_signed(">=", fields["or"],
+                                                                   fields["oc"]), intp))
             job, args, dims, steps = _job_slots(context, builder)
-            fields = dict(pa=pa, ab=ab, ar=ar, ac=ac, ars=ars, acs=acs, pb=pb, bb=bb, br=br,
-                          bc=bc, brs=brs, bcs=bcs, po=po, ob=ob, ocs=ocs, ors=ors,
-                          fa=builder.zext(fa, intp), fb=builder.zext(fb, intp),
-                          parts=parts, by_rows=by_rows, **{"or": orows, "oc": ocols})
             for name, value in fields.items():
                 builder.store(value, builder.gep(job, [ir.Constant(intp, _FIELD[name])]))
             builder.store(builder.bitcast(job, i8p), args)
@@ -356,33 +352,30 @@ def _flags(context, builder, sig, args):
     return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
 
 
-def _product_intrinsic(ndim):
-    def typer(typingctx, a, b, out, ta, tb):
-        if not _float_matrices(a, b, out, ndim=ndim):
-            return None
-        sig = types.none(a, b, out, ta, tb)
+def _typed_product(ndim, a, b, out, ta, tb):
+    """The signature and code of a product of `ndim`-D operands (None: not ours to take)."""
+    if not _float_matrices(a, b, out, ndim=ndim):
+        return None
+    sig = types.none(a, b, out, ta, tb)
 
-        def codegen(context, builder, sig, args):
-            fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
-            _emit_product(context, builder, sig.args[:3], args[:3], fa, fb)
-            return context.get_dummy_value()
-        return sig, codegen
-    return typer
-
-
-def _dot(typingctx, a, b, out, ta, tb):
-    return _product_intrinsic(2)(typingctx, a, b, out, ta, tb)
+    def codegen(context, builder, sig, args):
+        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
+        _emit_product(context, builder, sig.args[:3], args[:3], fa, fb)
+        return context.get_dummy_value()
+    return sig, codegen
 
 
-def _batched_dot(typingctx, a, b, out, ta, tb):
-    return _product_intrinsic(3)(typingctx, a, b, out, ta, tb)
+@intrinsic
+def dot(typingctx, a, b, out, ta, tb):
+    """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag says: one
+    gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per thread of
+    Numba's pool."""
+    return _typed_product(2, a, b, out, ta, tb)
 
 
-_dot.__doc__ = """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag
-says: one gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per
-thread of Numba's pool."""
-_batched_dot.__doc__ = """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays:
-past SPLIT_MACS multiply-adds in all, the batches over Numba's pool (each product cut in
-blocks when there are fewer batches than threads)."""
-dot = intrinsic(_dot)
-batched_dot = intrinsic(_batched_dot)
+@intrinsic
+def batched_dot(typingctx, a, b, out, ta, tb):
+    """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays: past SPLIT_MACS
+    multiply-adds in all, the batches over Numba's pool (each product cut in blocks when
+    there are fewer batches than threads)."""
+    return _typed_product(3, a, b, out, ta, tb)

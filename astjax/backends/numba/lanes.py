@@ -26,6 +26,7 @@ from astjax.core.table import get
 # lanes per block: the carries of a block of a typical loop stay in the core's L2 cache
 LANE_BLOCK = 4096
 
+
 def blocked_lanes(eqn, made: dict):
     """The lane size (a symbol) when the batched while loop `eqn` may run per block of lanes,
     else None.  `made`: var id -> the equation computing it, in the function holding eqn."""

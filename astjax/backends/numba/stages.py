@@ -39,11 +39,13 @@ def staged_loop(em, p: int, needed: list, stores: dict, parallel: bool):
     docstring). `em` is the nest's emitter."""
     if not _qualifies(em, needed):
         return None
-    stage = _assign(em, needed)
+    users = _users(em, needed)
+    stage = _assign(em, needed, users)
     count = max(stage.values()) + 1
     if count < 2:
         return None
-    handed = [m for m in needed if m.kind == "elem" and _used_later(em, m, stage, needed)]
+    used = {id(m): {stage[id(u)] for u in users[id(m)]} for m in needed}  # in these stages
+    handed = [m for m in needed if m.kind == "elem" and max(used[id(m)], default=0) > stage[id(m)]]
     fe, i = em.fe, em.loop[0]
     block, lo, hi = fe.fresh("block"), fe.fresh("lo"), fe.fresh("hi")
     size = em._dim(0)
@@ -59,10 +61,10 @@ def staged_loop(em, p: int, needed: list, stores: dict, parallel: bool):
     for s in range(count):
         body = []
         for m in needed:
-            if stage[id(m)] != s and id(m) in buffers and _used_in(em, m, stage, needed, s):
+            if stage[id(m)] != s and id(m) in buffers and s in used[id(m)]:
                 m.local = fe.fresh(fe.base_name(m.var, m.eqn.prim) + "_i")
                 body.append(f"{m.local} = {buffers[id(m)]}[{i} - {lo}]")
-            elif m.kind == "load" and _used_in(em, m, stage, needed, s) or stage[id(m)] == s \
+            elif m.kind == "load" and s in used[id(m)] or stage[id(m)] == s \
                     and m.kind in ("elem", "load"):
                 em._compute(m, body)
             if stage[id(m)] == s and id(m) in buffers:
@@ -93,7 +95,7 @@ def _weight(m) -> float:
     return WEIGHT.get(m.eqn.prim, OTHER_WEIGHT) if _is_math(m) else 0.0
 
 
-def _assign(em, needed) -> dict:
+def _assign(em, needed, users) -> dict:
     """id(member) -> its stage. The functions fill stages in program order, a stage closing
     before a function that would take it past BUDGET. Other work on their results goes in
     the first stage its operands allow (tanh(x) * exp(-x*x) hands one value on, not two);
@@ -112,26 +114,24 @@ def _assign(em, needed) -> dict:
             stage[id(m)] = max(results)
     for m in reversed(needed):  # on inputs alone: as late as their first use
         if id(m) not in stage:
-            stage[id(m)] = min((stage[id(u)] for u in _users(em, m, needed)), default=0)
+            stage[id(m)] = min((stage[id(u)] for u in users[id(m)]), default=0)
     return stage
 
 
-def _users(em, m, needed):
-    return [u for u in needed if any(_source(d) is m for d in em._deps(u))]
+def _users(em, needed) -> dict:
+    """id(member) -> the members of the loop that read it (through aliases too)."""
+    users = {id(m): [] for m in needed}
+    for u in needed:
+        for d in {id(_source(d)): _source(d) for d in em._deps(u)}.values():
+            if id(d) in users:
+                users[id(d)].append(u)
+    return users
 
 
 def _source(m):
     while m is not None and m.kind == "alias":
         m = m.source
     return m
-
-
-def _used_in(em, m, stage, needed, s) -> bool:
-    return any(stage[id(u)] == s for u in _users(em, m, needed))
-
-
-def _used_later(em, m, stage, needed) -> bool:
-    return any(stage[id(u)] > stage[id(m)] for u in _users(em, m, needed))
 
 
 def _index_only(line: str, i: str) -> bool:
