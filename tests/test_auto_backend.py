@@ -166,7 +166,8 @@ def test_the_choice_is_recorded_and_read_back_by_a_new_process(tmp_path):
     first = run_program("settle", cache)
     assert first.returncode == 0, first.stderr[-3000:]
     assert "fastest of" in first.stdout and "STAGE settled" in first.stdout, first.stdout
-    (path,) = [os.path.join(cache, "auto", n) for n in os.listdir(os.path.join(cache, "auto"))]
+    (path,) = [os.path.join(cache, "auto", n) for n in os.listdir(os.path.join(cache, "auto"))
+               if n.endswith(".json")]
     with open(path) as f:
         recorded = json.load(f)
     winner = recorded["winner"]
@@ -247,6 +248,75 @@ def test_two_processes_share_one_compile_and_a_fork_carries_on(tmp_path):
     text = outs[0][0] + outs[1][0]
     assert text.count("a new process compiles it") == 1, text  # the other one waited for it
     assert "CHILD STAGE settled" in outs[1][0] and "PARENT STAGE settled" in outs[1][0], text
+
+
+def cubed(x):
+    return x * x * x
+
+
+def soft_rows(x):
+    e = jnp.exp(x - jnp.max(x, axis=-1, keepdims=True))
+    return e / jnp.sum(e, axis=-1, keepdims=True)
+
+
+def layer(x, w):
+    h = jnp.tanh(x @ w)
+    return jnp.mean((h - jnp.mean(h, axis=0)) ** 2) + jnp.sum(jnp.sin(h) * jnp.cos(x @ w))
+
+
+def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(tmp_path, monkeypatch):
+    """While the machine's compile slot is taken, hot functions queue; then one process
+    compiles them all (one start-up), smallest module first, and every result is right."""
+    import fcntl
+    from astjax.backends.auto import background
+    from astjax.core import files
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(files, "_USABLE", {})
+    monkeypatch.setattr(background, "slots", lambda: 1)
+    monkeypatch.setattr(tiered, "HOT_CALLS", 1)
+    x, w = np.linspace(-1.0, 1.0, 12).reshape(4, 3), np.linspace(0.5, 1.5, 6).reshape(3, 2)
+    cases = [(layer, (x, w)), (soft_rows, (x,)), (cubed, (x,))]  # (largest first)
+    os.makedirs(tmp_path / "numba", exist_ok=True)
+    with open(tmp_path / "numba" / "compile-slot.0", "a") as slot:
+        fcntl.flock(slot, fcntl.LOCK_EX)  # the slot is taken: every job waits
+        jitted = [astjax.jit(fn, backend="auto") for fn, _ in cases]
+        for f, (fn, args) in zip(jitted, cases):
+            f(*args), f(*args)
+            assert f.last.call.stage == "compiling"
+        time.sleep(1.0)
+        assert not any(os.path.exists(f.last.call.job.done_path) for f in jitted)
+        fcntl.flock(slot, fcntl.LOCK_UN)
+    outcomes = [f.last.call.job.wait(240) for f in jitted]
+    assert all(o is not None and o["ok"] for o in outcomes), outcomes
+    assert len({o["pid"] for o in outcomes}) == 1, outcomes  # one process compiled them all
+    done_at = [os.path.getmtime(f.last.call.job.done_path) for f in jitted]
+    assert done_at[2] <= done_at[1] <= done_at[0]  # smallest module first
+    for f, (fn, args) in zip(jitted, cases):
+        expected = astjax.jit(fn, backend="numpy")(*args)
+        np.testing.assert_allclose(settle(f, args, expected).numba(*args), expected,
+                                   rtol=1e-12)
+    assert not [n for n in os.listdir(tmp_path / "numba") if ".job" in n]  # none left over
+
+
+def test_a_function_hot_in_an_earlier_process_is_picked_up_at_its_second_call(
+        tmp_path, monkeypatch):
+    from astjax.core import files
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(files, "_USABLE", {})
+    x = np.linspace(-1.0, 1.0, 6)
+    first = astjax.jit(cubed, backend="auto")
+    for _ in range(3):
+        first(x)
+    assert first.last.call.stage == "first"  # not hot yet, and never hot before
+    first.last.call.calls = tiered.HOT_CALLS  # hot now (as after ten calls)
+    first(x)
+    assert first.last.call.stage == "compiling"
+    astjax.clear_caches()  # a new process, as far as the tiers go
+    later = astjax.jit(cubed, backend="auto")
+    later(x)
+    assert later.last.call.stage == "first" and later.last.call.was_hot
+    later(x)
+    assert later.last.call.stage == "compiling"
 
 
 def scaled_norms(x, s):

@@ -10,7 +10,9 @@ The files of one job sit beside the generated module, named by the kernel's sign
 it: created exclusively, so of two processes wanting the same kernel one compiles and the
 other waits for its result) and `.done` (the outcome, JSON). The compiling process runs in
 its own session: the caller's exit never waits for it, and it finishes (for the next process)
-when the caller forks or ends. A lock whose process died is taken over.
+when the caller forks or ends. A lock whose process died is taken over. Compiling processes
+queue for the machine's compile slots (`job.py`), and one that holds a slot compiles what
+others queued meanwhile: the lock then names it.
 """
 import atexit
 import contextlib
@@ -25,7 +27,7 @@ import threading
 import time
 
 from astjax.core.files import cache_root, discard, write_atomic
-from .job import IDLE_START
+from .job import IDLE_START, slots
 
 POLL_SECONDS = 0.05  # how often a waiting caller looks for the outcome
 STALE_LOCK_SECONDS = 600.0  # a lock this old is abandoned, whatever its process
@@ -130,10 +132,12 @@ class Job:
         return True
 
     def _write_inputs(self) -> None:
+        import numba
         g = self.generated
         job = {"path": g.path, "import_name": g.import_name, "kernel": g.kernel_name,
                "signature": self.signature, "consts": g.consts,
-               "done": self.done_path, "lock": self.lock_path}
+               "done": self.done_path, "lock": self.lock_path,
+               "numba_cache": numba.config.CACHE_DIR or None}
         write_atomic(self.job_path, pickle.dumps(job))
 
     def _spawn(self) -> None:
@@ -144,7 +148,7 @@ class Job:
         log = open(self.lock_path[:-5] + ".log", "wb")
         with log:
             process = subprocess.Popen(
-                [sys.executable, "-c", IDLE_START, self.job_path],
+                [sys.executable, "-c", IDLE_START, self.job_path, str(slots())],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                 start_new_session=True, close_fds=True)
         with open(self.lock_path, "w", encoding="utf-8") as f:

@@ -1,20 +1,88 @@
-"""The process that compiles one Numba kernel into the disk cache (see background.py).
+"""The process that compiles Numba kernels into the disk cache (see background.py).
 
     python -m astjax.backends.auto.job <job file>
 
 It imports the generated module (no user code), compiles the kernel for the recorded
 signature, writes the outcome beside it and removes the lock. It runs at idle priority from
-its first instruction (see IDLE_START): it never takes CPU time the process that asked for it
-could use."""
+its first instruction, and only while it holds one of the machine's compile slots (see
+IDLE_START): it never takes CPU time the process that asked for it could use, and however many
+functions turn hot, at most `slots()` compiles run at once.
+
+Holding a slot, it also compiles the jobs other processes queued meanwhile (smallest first), so
+one start-up (importing astjax and Numba: a second of CPU) serves them all. A process whose
+job was taken that way finds its job file gone when its turn comes, and waits while the
+process that took it lives (its caller watches it, not the other one), then ends.
+"""
+import glob
 import json
+import os
 import pickle
 import sys
 import time
 
+TAKEN = ".taken-"  # a job file renamed so (and the pid): that process has claimed it
+
 
 def main(job_path: str) -> None:
-    with open(job_path, "rb") as f:
-        job = pickle.load(f)
+    """Compile the queued jobs, this process's own among them, until none is left."""
+    folder = os.path.dirname(job_path)
+    numba_cache = os.environ.get("NUMBA_CACHE_DIR") or None  # (as the caller passed it)
+    while (job := _claim_next(folder, numba_cache)) is not None:
+        _compile_and_report(job)
+
+
+def _claim(job_path: str):
+    """The job at `job_path`, claimed by this process (None: another one claimed it first).
+    Its process, if it gets a slot meanwhile, waits while this one lives (IDLE_START)."""
+    taken = f"{job_path}{TAKEN}{os.getpid()}"
+    try:
+        os.rename(job_path, taken)  # (atomic: of two processes claiming, one succeeds)
+        with open(taken, "rb") as f:
+            job = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError):
+        return None
+    job["taken"] = taken
+    return job
+
+
+def _claim_next(folder: str, numba_cache):
+    """The smallest job queued in `folder` by a live process, for the same Numba cache.
+    Smallest first (by its module's size; the oldest of equals): ten hot functions are ready
+    sooner on average, and a big kernel (5 s for an RNN's gradient) does not hold up the
+    small ones behind it."""
+    queued = []
+    for path in glob.glob(os.path.join(glob.escape(folder), "*.job")):
+        module = path.rsplit(".", 2)[0] + ".py"  # (<module>.<signature tag>.job)
+        try:
+            queued.append((os.path.getsize(module), os.path.getmtime(path), path))
+        except OSError:
+            continue
+    for *_, path in sorted(queued):
+        if _waiting(path[:-len(".job")] + ".lock"):
+            job = _claim(path)
+            if job is None:
+                continue
+            if job.get("numba_cache") == numba_cache:
+                return job
+            os.rename(job["taken"], path)  # (its process compiles it, into its own cache)
+    return None
+
+
+def _waiting(lock_path: str) -> bool:
+    """Whether the process named by a job's lock still runs (a job of a process that died
+    is left: its caller, if alive, starts it again)."""
+    try:
+        with open(lock_path, encoding="utf-8") as f:
+            pid = int(f.read().strip())
+        os.kill(pid, 0)
+    except PermissionError:  # another user's live process
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _compile_and_report(job: dict) -> None:
     start = time.perf_counter()
     try:
         compile_kernel(job)
@@ -23,19 +91,36 @@ def main(job_path: str) -> None:
         first = (str(error).strip().splitlines() or [""])[0]
         outcome = {"ok": False, "seconds": time.perf_counter() - start,
                    "error": f"{type(error).__name__}: {first}"}
+    outcome["pid"] = os.getpid()  # (which process compiled it)
     from astjax.core.files import discard, write_atomic
     write_atomic(job["done"], json.dumps(outcome))
     discard(job["lock"])
-    discard(job_path)  # (it holds the module's constants: no need to keep them twice)
+    discard(job["taken"])  # (it holds the module's constants: no need to keep them twice)
+
+
+def slots() -> int:
+    """How many kernels the machine compiles at once: one per two cores this process may
+    use (each compile is one thread; the other core stays free for the program). Ten hot
+    functions compiling at once on two cores each took 4-10 s and 270 MB; one at a time,
+    each is ready in its own compile time and the first ones long before the last."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 2
+    return max(1, cores // 2)
 
 
 # What the compiling process runs: Linux's idle scheduling class where there is one (the
 # lowest nice elsewhere), set before anything is imported (astjax's own import is a second of
-# CPU; at normal priority it slowed the caller's XLA compiles twofold), then this module.
-# The process leads a session of its own, and where Linux groups sessions ("autogroup") it
-# shares the CPU between them fairly whatever the priorities inside: the group's own nice is
-# raised too (without it, XLA's two-thread loops ran 1.85x slower beside a compile, 1.2x with).
-IDLE_START = """import os, runpy
+# CPU; at normal priority it slowed the caller's XLA compiles twofold). The process leads a
+# session of its own, and where Linux groups sessions ("autogroup") it shares the CPU between
+# them fairly whatever the priorities inside: the group's own nice is raised too (without it,
+# XLA's two-thread loops ran 1.85x slower beside a compile, 1.2x with). Then it waits for a
+# compile slot (a lock on one of the files `compile-slot.<i>` beside the job: released by the
+# kernel when the process ends, however it ends; tried every 0.1 s, touching the job's lock
+# every 10 s so that a long wait is not taken for a dead process), and runs this module if
+# its job is still there to compile. The slot count comes as the second argument.
+IDLE_START = """import os, runpy, sys, time
 try:
     os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 except (AttributeError, OSError):
@@ -46,7 +131,44 @@ try:
         group.write("19")
 except OSError:
     pass
-runpy.run_module("astjax.backends.auto.job", run_name="__main__")
+job, count = sys.argv[1], int(sys.argv[2])
+slot_files = [open(os.path.join(os.path.dirname(job), f"compile-slot.{i}"), "a")
+              for i in range(count)]
+try:
+    import fcntl
+except ImportError:  # (no advisory locks: no slots)
+    fcntl = None
+
+
+def take_slot():
+    for slot in slot_files:
+        try:
+            fcntl.flock(slot, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            pass
+    return False
+
+
+waited = 0
+while fcntl is not None and os.path.exists(job) and not take_slot():
+    waited += 1
+    if waited % 100 == 0:  # (a lock untouched for long is taken for abandoned)
+        try:
+            os.utime(job[:-len(".job")] + ".lock")
+        except OSError:
+            pass
+    time.sleep(0.1)
+if os.path.exists(job):
+    runpy.run_module("astjax.backends.auto.job", run_name="__main__")
+import glob
+for taken in glob.glob(glob.escape(job) + ".taken-*"):  # claimed by another: wait for it
+    try:
+        while os.path.exists(taken):
+            os.kill(int(taken.rsplit("-", 1)[1]), 0)
+            time.sleep(0.1)
+    except (OSError, ValueError):  # it died: this process ends, and its caller starts again
+        pass
 """
 
 

@@ -82,6 +82,20 @@ def decisive(record: dict) -> bool:
     return len(times) != 2 or max(times) >= CLOSE * min(times)
 
 
+def mark_hot(record_key: str) -> None:
+    """Note that the function turned hot (its Numba kernel was wanted) in this process."""
+    try:
+        write_atomic(path_of(record_key)[:-len(".json")] + ".hot", "")
+    except OSError:
+        pass
+
+
+def was_hot(record_key: str) -> bool:
+    """Whether the function turned hot in an earlier process (whose kernel, compiled or
+    compiling, the next process picks up from its second call, not its tenth)."""
+    return os.path.exists(path_of(record_key)[:-len(".json")] + ".hot")
+
+
 def write(record_key: str, record: dict) -> None:
     try:
         write_atomic(path_of(record_key), json.dumps(record, indent=1, sort_keys=True))

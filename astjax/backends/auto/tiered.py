@@ -73,6 +73,8 @@ class Tiered:
             self.known = None
         if self.known is not None and self.known["winner"] != "numba":
             self.stage, self.winner = "settled", self.first  # it won before: no Numba
+        self.was_hot = self.known is None and self.record_key is not None and \
+            record.was_hot(self.record_key)
 
     # ------------------------------------------------------------ calls
     def __call__(self, *args):
@@ -102,10 +104,10 @@ class Tiered:
         return out
 
     def _hot(self) -> bool:
-        # Start on the recorded winner, from the second call (its loading does not delay the
-        # first result).
-        known = self.known is not None and self.calls >= 2
-        return known or self.calls >= HOT_CALLS or self.seconds >= HOT_SECONDS
+        # Start on the recorded winner, or on a kernel an earlier process wanted (compiled
+        # or compiling), from the second call: its loading does not delay the first result.
+        before = (self.known is not None or self.was_hot) and self.calls >= 2
+        return before or self.calls >= HOT_CALLS or self.seconds >= HOT_SECONDS
 
     def _first_call(self, args):
         if self.first == "xla" and _FORKED:  # jaxlib's threads did not come along
@@ -297,6 +299,8 @@ class Tiered:
             self._drop("numba", error)
             return
         self.stage = "compiling"
+        if self.record_key is not None and not self.was_hot:
+            record.mark_hot(self.record_key)
         log.info("%s: its Numba kernel is wanted after %d calls (%.3g s): %s", self.name,
                  self.calls, self.seconds, how)
 
