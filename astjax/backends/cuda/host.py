@@ -32,6 +32,11 @@ def clip_index(i, size):
     return min(max(i, 0), max(size - 1, 0))
 
 
+def put(dst, src):
+    """dst[...] = src (the Numba runtime's copy of a row or window)."""
+    dst[...] = src
+
+
 def room_for(tape, k):
     """The tape itself when row k fits, else a copy twice as long (as the Numba runtime's),
     on the device when the tape is there."""

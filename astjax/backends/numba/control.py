@@ -196,8 +196,9 @@ def _store_row(fe, target: str, t: str, value) -> list:
         from .values import all_indices
         return [f"{target}[{t}, {', '.join(map(str, index))}] = {elem}"
                 for index, elem in zip(all_indices(value.shape), value.elems)]
-    if isinstance(value, Array):
-        return [f"{target}[{t}] = {value.name}"]
+    if isinstance(value, Array):  # (a row: not by slice assignment, see rt.put)
+        return [f"rt.put({target}[{t}], {value.name})" if value.shape
+                else f"{target}[{t}] = {value.name}"]
     loops = [fe.fresh(f"j{a}") for a in range(len(value.shape))]
     lines = [("    " * a) + f"for {v} in range({text(d)}):"
              for a, (v, d) in enumerate(zip(loops, value.shape))]

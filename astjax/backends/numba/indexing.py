@@ -106,7 +106,8 @@ def lower_dynamic_update_slice(fe, eqn, ins, outs):
     xa, ua = eqn.ins[0].aval, eqn.ins[1].aval
     lines = [f"{outs[0]} = {x}.copy()"]
     names = _clamped_starts(fe, x, xa, starts, ua.shape, lines)
-    lines.append(f"{outs[0]}[{_window(names, ua.shape)}] = {as_dtype(update, ua, out.dtype)}")
+    lines.append(f"rt.put({outs[0]}[{_window(names, ua.shape)}], "
+                 f"{as_dtype(update, ua, out.dtype)})")
     return lines
 
 

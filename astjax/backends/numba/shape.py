@@ -80,7 +80,7 @@ def lower_pad(fe, eqn, ins, outs):
     if all(a is not None for a in axes):
         src = ", ".join(a[0] for a in axes)
         dst = ", ".join(a[1] for a in axes)
-        lines.append(f"{outs[0]}[{dst}] = {x}[{src}]")
+        lines.append(f"rt.put({outs[0]}[{dst}], {x}[{src}])")
     return lines
 
 
