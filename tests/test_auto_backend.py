@@ -100,6 +100,22 @@ def test_a_gradient_switches_tiers_and_stays_right(hot_at_once):
     assert report.startswith(f"# backend auto: this signature runs on {tier.winner}")
 
 
+@pytest.mark.parametrize("close, calls", [(1.0, tiered.TRIALS), (1e9, tiered.CLOSE_TRIALS)])
+def test_a_close_call_is_timed_over_more_calls(hot_at_once, monkeypatch, caplog, close, calls,
+                                                tmp_path):
+    from astjax.core import files
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))  # (no record of an earlier run)
+    monkeypatch.setattr(files, "_USABLE", {})
+    caplog.set_level("INFO", logger="astjax")
+    monkeypatch.setattr(record, "CLOSE", close)  # (1e9: every pair of timings is close)
+    astjax.clear_caches()  # (a Tiered of its own, timing again)
+    q = np.linspace(0.0, 2.0, 12).reshape(4, 3)
+    g = astjax.jit(astjax.grad(total_energy), backend="auto")
+    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
+    assert settle(g, (q,), expected).numba is not None
+    assert f"(fastest of {calls})" in caplog.text, caplog.text
+
+
 def printing(x):
     astjax.debug.print("x = {}", x)
     return x * 2.0

@@ -29,7 +29,8 @@ log = logging.getLogger("astjax")
 
 HOT_CALLS = 10      # a function called this often is worth a Numba kernel...
 HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
-TRIALS = 5          # timed calls per tier before choosing (after one to warm up)
+TRIALS = 5          # timed calls per tier before choosing (after one to warm up)...
+CLOSE_TRIALS = 20   # ...and up to this many when the two are a close call (record.CLOSE)
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
 LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
@@ -342,10 +343,13 @@ class Tiered:
             # parallel kernel more than a serial one), so a median taken while something else
             # runs can crown the slower tier for good
             t_first, t_numba = min(first[1:]), min(numba[1:])
+            close = max(t_first, t_numba) < record.CLOSE * min(t_first, t_numba)
+            if close and len(first) <= CLOSE_TRIALS:  # (more calls: the fastest gets truer)
+                return out
             winner = "numba" if t_numba < t_first else self.first
             self._settle(winner, f"{t_numba * 1e3:.3g} ms per call on numba, "
                                  f"{t_first * 1e3:.3g} ms on {self.first} "
-                                 f"(fastest of {TRIALS})")
+                                 f"(fastest of {len(first) - 1})")
             record.write(self.record_key, {"winner": winner, "numba_s": t_numba,
                                            f"{self.first}_s": t_first,
                                            "module": self.generated.path})
