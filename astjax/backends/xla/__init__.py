@@ -66,17 +66,21 @@ def compile_func(func: Func, origin: str = "?", quick: bool = False):
         return compiled[capacity]
 
     state = {"capacity": _first_capacity(func)}
-    put = client.put_array
+    put = client.putter(device)
 
     def buffer(a, dtype):
         if isinstance(a, np.ndarray) and a.dtype == dtype:
-            return put(a, device)
-        return put(np.asarray(a, dtype), device)  # (a JAX array too: jaxlib's own client's)
+            return put(a)
+        return put(np.asarray(a, dtype))  # (a JAX array too: jaxlib's own client's)
 
     def call(*args):
         buffers = [buffer(a, dtype) for a, dtype in zip(args, param_dtypes)]
-        outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
-                                        lambda outs, layout: outs[layout.num_outs:])
+        run, layout = build(state["capacity"])
+        if not layout.num_counts:  # (no taped loop: one run, the common case)
+            outs = run(buffers)
+        else:
+            outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
+                                            lambda outs, layout: outs[layout.num_outs:])
         results = outs[:layout.num_outs]
         return results[0] if single else tuple(results)
 

@@ -181,17 +181,33 @@ ALIGNMENT = 64  # bytes: the CPU client aliases host memory aligned to this, els
 
 
 def put_array(array: np.ndarray, device):
-    """A device buffer holding a NumPy array (the call path of a compiled function).
+    """A device buffer holding a NumPy array (see `putter`)."""
+    return putter(device)(array)
+
+
+@functools.lru_cache(maxsize=None)
+def putter(device):
+    """put(array) -> a device buffer holding it (the call path of a compiled function).
 
     On the CPU the buffer aliases an aligned array (no copy): the caller must not let the array
     change while a computation reading it runs (compiled functions wait for their results).
     A misaligned array (NumPy aligns only to 16 bytes) is copied at once: asked to alias it,
     jaxlib copies it too, but on another thread and twice as slowly (800 KB: 84-103 us against
-    42-45 us, measured)."""
-    aligned = array.ctypes.data % ALIGNMENT == 0
-    return _jaxlib()[0].batched_device_put(_shape(array.shape, array.dtype), _sharding(device),
-                                           [array], [device], True, False,
-                                           _ZERO_COPY() if aligned else _COPY_NOW(), True)
+    42-45 us, measured). A small one is copied without asking (its address costs 1.5 us to
+    read, its copy less)."""
+    _jax = _jaxlib()[0]
+    put, sharding, devices = _jax.batched_device_put, _sharding(device), [device]
+    alias, copy = _ZERO_COPY(), _COPY_NOW()
+
+    def put_one(array):
+        semantics = copy if array.nbytes < SMALL_BYTES or \
+            array.ctypes.data % ALIGNMENT else alias
+        return put(_shape(array.shape, array.dtype), sharding, [array], devices, True, False,
+                   semantics, True)
+    return put_one
+
+
+SMALL_BYTES = 4096
 
 
 def runner(executable, results: list, device):
