@@ -144,3 +144,26 @@ def test_the_default_backend_runs_without_jaxlib(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True"]
+
+
+FREEZE = """
+import gc, sys
+sys.path.insert(0, {tests!r})
+import numpy as np
+import astjax
+from first_call_program import plain
+before = gc.get_freeze_count()
+astjax.jit(plain, backend="numpy")(np.ones(3))
+print("FROZEN", before, gc.get_freeze_count(), flush=True)
+"""
+
+
+def test_what_a_process_built_before_its_first_compile_is_out_of_the_collectors_reach(tmp_path):
+    """A full collection over everything imported took 35-110 ms, landing on a warm first
+    call that should take 20-50 ms; the first compile moves it to the permanent generation."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", FREEZE.format(tests=TESTS)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    _, before, after = next(ln for ln in done.stdout.splitlines() if ln.startswith("FROZEN")).split()
+    assert int(before) == 0 and int(after) > 20_000, done.stdout
