@@ -75,8 +75,6 @@ class JitFunction:
             raise TransformError(f"backend {backend!r} is not available",
                                  hint=f"choose one of {', '.join(_available_backends())}")
         self.fun, self.backend = fun, backend
-        if backend in ("auto", "xla"):
-            _warm_up_xla()
         self.static_argnums, self.static_argnames = static_argnums, static_argnames
         self._shared = None  # the entries of every jit of the same function (see _entries)
         self._signature = None
@@ -154,14 +152,6 @@ class JitFunction:
             raise TransformError(f"{self.fun.__name__} has not been compiled yet",
                                  hint="call it once, or use astjax.make_source(f, *example_args)")
         return self.last.source
-
-
-def _warm_up_xla() -> None:
-    """XLA's set-up, done in a thread while the program prepares its first call (see
-    `client.warm_up`); nothing where jaxlib is missing."""
-    from .backends.xla import client
-    if client.available():
-        client.warm_up()
 
 
 def _freeze_once() -> None:

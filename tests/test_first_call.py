@@ -167,28 +167,3 @@ def test_what_a_process_built_before_its_first_compile_is_out_of_the_collectors_
     assert done.returncode == 0, done.stderr[-3000:]
     _, before, after = next(ln for ln in done.stdout.splitlines() if ln.startswith("FROZEN")).split()
     assert int(before) == 0 and int(after) > 20_000, done.stdout
-
-
-WARM_UP = """
-import sys, threading
-sys.path.insert(0, {tests!r})
-import astjax
-from first_call_program import plain
-names = lambda: [t.name for t in threading.enumerate()]
-astjax.jit(plain, backend="numpy")
-print("NUMPY", "astjax: XLA warm-up" in names())
-astjax.jit(plain)
-astjax.jit(plain)
-print("AUTO", names().count("astjax: XLA warm-up"), flush=True)
-"""
-
-
-def test_jitting_for_xla_warms_xla_up_once_in_a_thread(tmp_path):
-    """XLA's first compile in a process sets LLVM up (13 ms more than later ones): the first
-    function jitted for XLA starts a tiny compile in a thread, once."""
-    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
-    env.pop("ASTJAX_BACKEND", None)
-    done = subprocess.run([sys.executable, "-c", WARM_UP.format(tests=TESTS)], env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "NUMPY False" in done.stdout and "AUTO 1" in done.stdout, done.stdout

@@ -13,7 +13,6 @@ Python still borrow JAX's shardings and MLIR context, and import it when first u
 """
 import functools
 import os
-import threading
 
 import numpy as np
 
@@ -50,35 +49,6 @@ def available() -> bool:
         return True
     except Unavailable:
         return False
-
-
-@functools.lru_cache(maxsize=None)
-def warm_up() -> None:
-    """Compile a tiny module in a thread, once per process. XLA's first compile in a process
-    sets LLVM and its pipelines up: chain_4M's compiled in 51 ms first and 38 ms after any
-    other. Started when the first function is jitted for XLA, it runs on the other core
-    while the program goes on (preparing its data), and its first call's compile is the
-    quicker one. (Not a daemon: jaxlib is not to be stopped inside a compile; an exit that
-    comes first waits for it, ~35 ms.)"""
-    def compile_tiny():
-        try:
-            chosen = _jaxlib()[1].DeviceList(tuple(devices()[:1]))
-            client().compile_and_load(_TINY_MODULE, chosen, _options(1))
-        except Exception:  # noqa: BLE001 (the first real compile reports any trouble)
-            pass
-    try:
-        threading.Thread(target=compile_tiny, name="astjax: XLA warm-up").start()
-    except RuntimeError:  # (no threads to be had)
-        pass
-
-
-_TINY_MODULE = """module @warm_up {
-  func.func public @main(%x: tensor<8xf32>) -> tensor<8xf32> {
-    %0 = stablehlo.multiply %x, %x : tensor<8xf32>
-    %1 = stablehlo.exponential %0 : tensor<8xf32>
-    return %1 : tensor<8xf32>
-  }
-}"""
 
 
 @functools.lru_cache(maxsize=None)
