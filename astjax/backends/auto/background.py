@@ -11,8 +11,8 @@ it: created exclusively, so of two processes wanting the same kernel one compile
 other waits for its result) and `.done` (the outcome, JSON). The compiling process runs in
 its own session: the caller's exit never waits for it, and it finishes (for the next process)
 when the caller forks or ends. A lock whose process died is taken over. Compiling processes
-queue for the machine's compile slots (`job.py`), and one that holds a slot compiles what
-others queued meanwhile: the lock then names it.
+queue for the machine's compile slots (`job.py`); one that holds a slot also compiles what
+the others queued meanwhile, while they wait for it.
 """
 import atexit
 import contextlib

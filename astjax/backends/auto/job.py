@@ -48,8 +48,8 @@ def _claim(job_path: str):
 def _claim_next(folder: str, numba_cache):
     """The smallest job queued in `folder` by a live process, for the same Numba cache.
     Smallest first (by its module's size; the oldest of equals): ten hot functions are ready
-    sooner on average, and a big kernel (5 s for an RNN's gradient) does not hold up the
-    small ones behind it."""
+    sooner on average, and a big kernel (seconds) does not hold up the small ones behind
+    it."""
     queued = []
     for path in glob.glob(os.path.join(glob.escape(folder), "*.job")):
         module = path.rsplit(".", 2)[0] + ".py"  # (<module>.<signature tag>.job)
@@ -161,6 +161,8 @@ while fcntl is not None and os.path.exists(job) and not take_slot():
     time.sleep(0.1)
 if os.path.exists(job):
     runpy.run_module("astjax.backends.auto.job", run_name="__main__")
+for slot in slot_files:  # (closed, its lock is released: no slot is held while waiting)
+    slot.close()
 import glob
 for taken in glob.glob(glob.escape(job) + ".taken-*"):  # claimed by another: wait for it
     try:

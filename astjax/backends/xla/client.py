@@ -178,6 +178,7 @@ def _COPY_NOW():
 
 
 ALIGNMENT = 64  # bytes: the CPU client aliases host memory aligned to this, else copies
+SMALL_BYTES = 4096  # an array this small is copied to the device without looking
 
 
 def put_array(array: np.ndarray, device):
@@ -205,9 +206,6 @@ def putter(device):
         return put(_shape(array.shape, array.dtype), sharding, [array], devices, True, False,
                    semantics, True)
     return put_one
-
-
-SMALL_BYTES = 4096
 
 
 def runner(executable, results: list, device):
