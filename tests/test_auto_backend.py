@@ -314,6 +314,21 @@ def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(tmp_path, 
     assert not [n for n in os.listdir(tmp_path / "numba") if ".job" in n]  # none left over
 
 
+def test_a_kernel_compiles_where_no_slot_file_can_be_made(tmp_path, monkeypatch):
+    from astjax.backends.auto import background
+    from astjax.core import files
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(files, "_USABLE", {})
+    monkeypatch.setattr(background, "slots", lambda: 1)
+    monkeypatch.setattr(tiered, "HOT_CALLS", 1)
+    os.makedirs(tmp_path / "numba" / "compile-slot.0")  # (a folder where the file would be)
+    f = astjax.jit(cubed, backend="auto")
+    x = np.linspace(-1.0, 1.0, 6)
+    f(x), f(x)
+    outcome = f.last.call.job.wait(240)
+    assert outcome is not None and outcome["ok"], outcome
+
+
 def test_a_function_hot_in_an_earlier_process_is_picked_up_at_its_second_call(
         tmp_path, monkeypatch):
     from astjax.core import files

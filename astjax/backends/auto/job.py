@@ -132,12 +132,12 @@ try:
 except OSError:
     pass
 job, count = sys.argv[1], int(sys.argv[2])
-slot_files = [open(os.path.join(os.path.dirname(job), f"compile-slot.{i}"), "a")
-              for i in range(count)]
 try:
     import fcntl
-except ImportError:  # (no advisory locks: no slots)
-    fcntl = None
+    slot_files = [open(os.path.join(os.path.dirname(job), f"compile-slot.{i}"), "a")
+                  for i in range(count)]
+except (ImportError, OSError):  # (no advisory locks, or no files for them: no slots)
+    fcntl, slot_files = None, []
 
 
 def take_slot():
@@ -147,6 +147,8 @@ def take_slot():
             return True
         except BlockingIOError:
             pass
+        except OSError:  # (a file system without locks: no slots)
+            return True
     return False
 
 
