@@ -295,6 +295,7 @@ def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(tmp_path, 
     os.makedirs(tmp_path / "numba", exist_ok=True)
     with open(tmp_path / "numba" / "compile-slot.0", "a") as slot:
         fcntl.flock(slot, fcntl.LOCK_EX)  # the slot is taken: every job waits
+        astjax.clear_caches()  # (tiers of their own, in this cache)
         jitted = [astjax.jit(fn, backend="auto") for fn, _ in cases]
         for f, (fn, args) in zip(jitted, cases):
             f(*args), f(*args)
@@ -322,6 +323,7 @@ def test_a_kernel_compiles_where_no_slot_file_can_be_made(tmp_path, monkeypatch)
     monkeypatch.setattr(background, "slots", lambda: 1)
     monkeypatch.setattr(tiered, "HOT_CALLS", 1)
     os.makedirs(tmp_path / "numba" / "compile-slot.0")  # (a folder where the file would be)
+    astjax.clear_caches()  # (tiers of its own, in this cache)
     f = astjax.jit(cubed, backend="auto")
     x = np.linspace(-1.0, 1.0, 6)
     f(x), f(x)
@@ -334,6 +336,7 @@ def test_a_function_hot_in_an_earlier_process_is_picked_up_at_its_second_call(
     from astjax.core import files
     monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(files, "_USABLE", {})
+    astjax.clear_caches()  # (an earlier test may have left cubed's tiers compiling)
     x = np.linspace(-1.0, 1.0, 6)
     first = astjax.jit(cubed, backend="auto")
     for _ in range(3):
