@@ -141,7 +141,8 @@ class Job:
         write_atomic(self.job_path, pickle.dumps(job))
 
     def _spawn(self) -> None:
-        env = dict(os.environ, ASTJAX_CACHE_DIR=cache_root())
+        # (ASTJAX_BACKEND=numba: its `import astjax` leaves jaxlib out, 80 MB it never uses)
+        env = dict(os.environ, ASTJAX_CACHE_DIR=cache_root(), ASTJAX_BACKEND="numba")
         import numba
         if numba.config.CACHE_DIR:  # (a private folder chosen for this process: share it)
             env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
