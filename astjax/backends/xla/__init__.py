@@ -75,12 +75,8 @@ def compile_func(func: Func, origin: str = "?", quick: bool = False):
 
     def call(*args):
         buffers = [buffer(a, dtype) for a, dtype in zip(args, param_dtypes)]
-        run, layout = build(state["capacity"])
-        if not layout.num_counts:  # (no taped loop: one run, the common case)
-            outs = run(buffers)
-        else:
-            outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
-                                            lambda outs, layout: outs[layout.num_outs:])
+        outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
+                                        lambda outs, layout: outs[layout.num_outs:])
         results = outs[:layout.num_outs]
         return results[0] if single else tuple(results)
 
