@@ -48,6 +48,15 @@ def hot_at_once(monkeypatch):
     monkeypatch.setattr(tiered, "HOT_CALLS", 1)
 
 
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    """A cache folder of the test's own: no records, kernels or jobs of other tests."""
+    from astjax.core import files
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(files, "_USABLE", {})
+    return tmp_path
+
+
 # ------------------------------------------------------------------ switching in this process
 def softplus_rows(x, w):
     return jnp.sum(jnp.logaddexp(0.0, x @ w), axis=-1)
@@ -101,11 +110,8 @@ def test_a_gradient_switches_tiers_and_stays_right(hot_at_once):
 
 
 @pytest.mark.parametrize("close, calls", [(1.0, tiered.TRIALS), (1e9, tiered.CLOSE_TRIALS)])
-def test_a_close_call_is_timed_over_more_calls(hot_at_once, monkeypatch, caplog, close, calls,
-                                                tmp_path):
-    from astjax.core import files
-    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))  # (no record of an earlier run)
-    monkeypatch.setattr(files, "_USABLE", {})
+def test_a_close_call_is_timed_over_more_calls(hot_at_once, own_cache, monkeypatch, caplog,
+                                                close, calls):
     caplog.set_level("INFO", logger="astjax")
     monkeypatch.setattr(record, "CLOSE", close)  # (1e9: every pair of timings is close)
     astjax.clear_caches()  # (a Tiered of its own, timing again)
@@ -221,10 +227,8 @@ def test_a_close_call_is_not_decisive():
     assert record.decisive({"winner": "xla"})  # (nothing timed: trusted as it is)
 
 
-def test_records_that_do_not_say_a_tier_are_ignored(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
-    from astjax.core import files
-    monkeypatch.setattr(files, "_USABLE", {})
+def test_records_that_do_not_say_a_tier_are_ignored(own_cache):
+    tmp_path = own_cache
     for text in ("", "[]", '{"winner": "gpu"}', '{"winner": "numba"}', "\x00\xff"):
         os.makedirs(tmp_path / "auto", exist_ok=True)
         (tmp_path / "auto" / "k.json").write_bytes(text.encode("latin-1"))
@@ -280,14 +284,12 @@ def layer(x, w):
     return jnp.mean((h - jnp.mean(h, axis=0)) ** 2) + jnp.sum(jnp.sin(h) * jnp.cos(x @ w))
 
 
-def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(tmp_path, monkeypatch):
+def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(own_cache, monkeypatch):
     """While the machine's compile slot is taken, hot functions queue; then one process
     compiles them all (one start-up), smallest module first, and every result is right."""
     import fcntl
     from astjax.backends.auto import background
-    from astjax.core import files
-    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(files, "_USABLE", {})
+    tmp_path = own_cache
     monkeypatch.setattr(background, "slots", lambda: 1)
     monkeypatch.setattr(tiered, "HOT_CALLS", 1)
     x, w = np.linspace(-1.0, 1.0, 12).reshape(4, 3), np.linspace(0.5, 1.5, 6).reshape(3, 2)
@@ -315,11 +317,9 @@ def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(tmp_path, 
     assert not [n for n in os.listdir(tmp_path / "numba") if ".job" in n]  # none left over
 
 
-def test_a_kernel_compiles_where_no_slot_file_can_be_made(tmp_path, monkeypatch):
+def test_a_kernel_compiles_where_no_slot_file_can_be_made(own_cache, monkeypatch):
     from astjax.backends.auto import background
-    from astjax.core import files
-    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(files, "_USABLE", {})
+    tmp_path = own_cache
     monkeypatch.setattr(background, "slots", lambda: 1)
     monkeypatch.setattr(tiered, "HOT_CALLS", 1)
     os.makedirs(tmp_path / "numba" / "compile-slot.0")  # (a folder where the file would be)
@@ -331,11 +331,7 @@ def test_a_kernel_compiles_where_no_slot_file_can_be_made(tmp_path, monkeypatch)
     assert outcome is not None and outcome["ok"], outcome
 
 
-def test_a_function_hot_in_an_earlier_process_is_picked_up_at_its_second_call(
-        tmp_path, monkeypatch):
-    from astjax.core import files
-    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(files, "_USABLE", {})
+def test_a_function_hot_in_an_earlier_process_is_picked_up_at_its_second_call(own_cache):
     astjax.clear_caches()  # (an earlier test may have left cubed's tiers compiling)
     x = np.linspace(-1.0, 1.0, 6)
     first = astjax.jit(cubed, backend="auto")
