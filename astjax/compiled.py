@@ -95,7 +95,7 @@ class JitFunction:
             found = shared.fast.get(plain[0])  # dicts: no binding, no general pytree code
             if found is not None:
                 entry, call = found
-                if not entry.spec.dependencies or entry.stale_reason() is None:
+                if entry.unchanged():
                     self.last = entry
                     return entry.finish(call(*plain[1]))
         entry, leaves = self.lookup(args, kwargs)
@@ -289,6 +289,16 @@ class Compiled:
         header, rest = text.split("\n", 1)
         return f"{header}\n{report()}\n{rest}"
 
+    def unchanged(self) -> bool:
+        """Whether everything the function read when compiled is still the same object: the
+        common case, checked by identity alone (`stale_reason` compares values)."""
+        for namespace, name, value in self.spec.dependencies:
+            current = namespace.get(name)
+            if current is not value and not (type(current) is types.CellType
+                                             and current.cell_contents is value):
+                return self.stale_reason() is None
+        return True
+
     def stale_reason(self):
         for namespace, name, value in self.spec.dependencies:
             current = _read(namespace, name)
@@ -344,8 +354,13 @@ def _plain_call(args):
     containers' types and keys and each array's shape and dtype, so it decides the entry as
     the full key (tree, leaf signatures, static values) does; the leaves are the arrays in
     tree_flatten's order."""
-    if all(isinstance(a, np.ndarray) for a in args):  # (the common case, kept short)
-        return tuple((a.shape, a.dtype) for a in args), args
+    key = []
+    for a in args:  # (the common case, kept short: arrays only)
+        if not isinstance(a, np.ndarray):
+            break
+        key.append((a.shape, a.dtype))
+    else:
+        return tuple(key), args
     leaves: list = []
     try:
         return ("tree",) + tuple(_plain_node(a, leaves) for a in args), leaves

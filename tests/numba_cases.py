@@ -351,6 +351,26 @@ def disagreeing_flags(n: int = 10_000):
     return x, running
 
 
+def rosenbrock(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def doubled_one_hot(x):
+    """A one-hot basis (a function of the position alone, read where it is used) doubled
+    past the length such a value is written out for: the rest is computed in a nest."""
+    n = x.shape[0]
+    e = (lax.broadcasted_iota(jnp.int32, (n, n), 0) ==
+         lax.broadcasted_iota(jnp.int32, (n, n), 1)).astype(x.dtype)
+    for _ in range(20):
+        e = e + e
+    return e[1:, :-1] * x[:-1], jnp.pad(e, ((0, 1), (2, 0))) - 1.0
+
+
+def transposed_and_multiplied(x, w):
+    y = jnp.tanh(x) * 2.0
+    return y.T, y @ w
+
+
 def fusion_cases() -> dict:
     x = rng.standard_normal((6, 9))
     return {
@@ -415,4 +435,10 @@ def fusion_cases() -> dict:
                                    (rng.standard_normal((40, 30)),)),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
+        "hessian_rosenbrock": (astjax.jit(astjax.hessian(rosenbrock)),
+                               (rng.standard_normal(64).astype(f32),)),
+        "doubled_one_hot": (astjax.jit(doubled_one_hot), (rng.standard_normal(9),)),
+        "transposed_and_multiplied": (astjax.jit(transposed_and_multiplied),
+                                      (rng.standard_normal((30, 20)),
+                                       rng.standard_normal((20, 5)))),
     }

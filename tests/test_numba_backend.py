@@ -117,6 +117,17 @@ def test_fused_chain_vectorises_without_libm(compiled, name):
     assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
 
 
+def test_a_hessian_fuses_into_two_nests(compiled):
+    """jacfwd's one-hot basis is read where it is used (never stored), nests over the same
+    domain that one equation reads merge, and the transposed result is stored in its own
+    order: two loop nests, where a nest per shape change made seven."""
+    *_, fn = compiled("hessian_rosenbrock")
+    source = fn.source
+    assert len(re.findall(r"^    for ", source, re.M)) == 2, source
+    assert source.count("rt.empty(") == 3, source
+    assert ".reshape(" not in source, source
+
+
 def _little_math(x):
     return jnp.exp(-x) * jnp.log1p(x * x)
 

@@ -102,7 +102,10 @@ def size_sources(func: Func) -> list:
 
 def sizes_of(sources: list, args) -> tuple:
     """The concrete value of each symbol of `size_sources` in these arguments."""
-    return tuple(np.shape(args[i])[axis] for _, i, axis in sources)
+    try:
+        return tuple([args[i].shape[axis] for _, i, axis in sources])
+    except AttributeError:  # (a Python scalar or list among them: slower, and rare)
+        return tuple([np.shape(args[i])[axis] for _, i, axis in sources])
 
 
 def size_env(sources: list, sizes: tuple) -> dict:

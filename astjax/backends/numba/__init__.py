@@ -20,6 +20,7 @@ the inputs so and gives every 0-d result back as a NumPy scalar of its aval's dt
 """
 import contextlib
 import ctypes
+import functools
 import hashlib
 import importlib.util
 import io
@@ -268,7 +269,7 @@ def load(generated: Generated, func: Func):
 
 def kernel_signature(func: Func, args) -> tuple:
     """The Numba types the kernel is called with for these arguments (what `_entry` passes)."""
-    return tuple(numba.typeof(_argument(a, v.aval)) for a, v in zip(args, func.params))
+    return tuple(numba.typeof(_argument_converter(v.aval)(a)) for a, v in zip(args, func.params))
 
 
 # LLVM's interleave count for the generated kernels' vectorised loops: each step works on this
@@ -322,9 +323,11 @@ def _digest(source: str, consts: dict) -> str:
 def _entry(kernel, func: Func):
     """The calling convention around the kernel (see the module docstring)."""
     in_avals, out_avals = func.in_avals, func.out_avals
+    convert = [_argument_converter(aval) for aval in in_avals]
+    one_array = len(out_avals) == 1 and out_avals[0].shape != ()
 
     def call(*args):
-        ready = [_argument(a, aval) for a, aval in zip(args, in_avals)]
+        ready = [c(a) for c, a in zip(convert, args)]
         try:
             if kernel.overloads:  # (a dict: cheaper to ask than .signatures)
                 result = kernel(*ready)
@@ -333,6 +336,8 @@ def _entry(kernel, func: Func):
                     result = kernel(*ready)
         except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
+        if one_array:
+            return result
         outs = result if len(out_avals) != 1 else (result,)
         outs = tuple(_result(v, aval) for v, aval in zip(outs, out_avals))
         return outs[0] if len(out_avals) == 1 else outs
@@ -348,10 +353,12 @@ def _compile_error(func: Func, err) -> TransformError:
                           func.loc, hint='run it with backend="numpy" (and please report it)')
 
 
-def _argument(value, aval):
+def _argument_converter(aval):
+    """The argument as the kernel was compiled for it: a scalar of its dtype, or a
+    C-contiguous array of it (an array as it is when it already is one)."""
     if aval.shape == ():
-        return aval.dtype.type(value)
-    return np.ascontiguousarray(value, dtype=aval.dtype)
+        return aval.dtype.type
+    return functools.partial(np.ascontiguousarray, dtype=aval.dtype)
 
 
 def _result(value, aval):

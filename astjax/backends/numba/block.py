@@ -12,6 +12,7 @@ from astjax.core.table import get
 
 from .emit import (EMIT, FOLD, INLINE, LOWER, MODULE_NAMES, VIEW, _comment, cast, dtype_text,
                    scalar_expression, scalar_literal, tuple_text)
+from .scalars import COSTLY as E_COSTLY
 from .nest import REDUCERS, Nest, alias_map, unrolled_reduction
 from .values import Array, Unrolled, Value, View, all_indices, is_small, is_static, text
 
@@ -397,6 +398,11 @@ class Block:
         if not nests and self._unrolls(eqn):
             self.bind(out, self._unrolled_elementwise(eqn))
             return
+        if not nests and self._index_only(eqn):
+            self.bind(out, self._index_view(eqn))
+            return
+        if len(nests) > 1:
+            nests = self._merged(nests)
         if len(nests) == 1 and nests[0].join_elementwise(eqn):
             return
         for nest in nests:
@@ -428,6 +434,42 @@ class Block:
             return True
         return any(isinstance(a, Var) and a.aval.shape and
                    isinstance(self.env.get(a.id), Unrolled) for a in eqn.ins)
+
+    def _merged(self, nests: list) -> list:
+        """The open nests an equation reads, those over one domain made one."""
+        kept = [nests[0]]
+        for nest in nests[1:]:
+            if kept[0].absorb(nest):
+                self.nests.remove(nest)
+            else:
+                kept.append(nest)
+        return kept
+
+    def _index_only(self, eqn) -> bool:
+        """Whether the result is a cheap function of the position alone: every operand an
+        iota, a constant fill, a scalar or a view of those (the one-hot basis of jacfwd and
+        hessian: eq(iota, iota) converted).  Such a value is read where it is used, at any
+        position, so slicing it or padding it never needs it in memory."""
+        out = eqn.outs[0].aval
+        if eqn.prim in E_COSTLY or any(not isinstance(d, DimExpr) and d < 0 for d in out.shape):
+            return False
+        values = [self.value(a) for a in eqn.ins]
+        return all(_position_only(v) for v in values) and \
+            1 + sum(_expression_cost(v) for v in values) <= INDEX_VIEW_COST
+
+    def _index_view(self, eqn) -> View:
+        """The elementwise result as a view: its expression, written where it is read."""
+        out = eqn.outs[0]
+        values = [self.value(a) for a in eqn.ins]
+        r = len(out.aval.shape)
+
+        def element(index, reader):
+            texts = [reader(v, _broadcast_index(index, v.shape, r)) if v.shape
+                     else self.scalar(v) for v in values]
+            return f"({scalar_expression(eqn, texts, self)})"
+        view = View(out.aval, element, values)
+        view.cost = 1 + sum(_expression_cost(v) for v in values)
+        return view
 
     def _unrolled_elementwise(self, eqn) -> Value:
         out = eqn.outs[0]
@@ -527,7 +569,9 @@ class Block:
             users = self.users.get(member.var.id, set())
             outside = [u for u in users if u not in nest.eqns]
             if outside or member.var.id in self.results:
-                if member.kind == "alias":  # stored as a view of its stored source
+                if member.kind == "alias" and not _reordering(member):  # stored as a view
+                    # of its stored source (a reshape of an array is free; a transpose of
+                    # one is copied when read, so it is stored in its own order instead)
                     aliases.append(member)
                     source = member.source
                     while source.kind == "alias":
@@ -562,6 +606,41 @@ def _local_base(base: str) -> str:
     if stripped == base and not base[:1].isdigit():
         return base
     return "v" + ("_" if stripped[:1].isdigit() or not stripped else "") + stripped
+
+
+# Index views are written out at every read: a chain of more operations than this (x + x,
+# repeated, doubles the text each time) is computed once in a nest instead.
+INDEX_VIEW_COST = 12
+
+
+def _reordering(member) -> bool:
+    """Whether an alias member reorders its source's elements (a transpose on its chain) and
+    has a loop for each of its axes, so it can be stored in its own order."""
+    if any(a is None for a, d in zip(member.out_map, member.var.aval.shape)
+           if not (isinstance(d, int) and d == 1)):
+        return False  # a broadcast: stored, its source is read through a view
+    while member.kind == "alias":
+        if member.eqn.prim == "transpose":
+            return True
+        member = member.source
+    return False
+
+
+def _position_only(value) -> bool:
+    """Whether reading the value needs no array in memory: scalars and small values in
+    locals, iotas, fills, and views of those."""
+    if isinstance(value, Unrolled):
+        return True
+    if isinstance(value, View):
+        return value.fill is not None or all(_position_only(b) for b in value.bases)
+    return False
+
+
+def _expression_cost(value) -> int:
+    """How many operations reading one element of the value writes out."""
+    if isinstance(value, View):
+        return getattr(value, "cost", 0) or sum(_expression_cost(b) for b in value.bases)
+    return 0
 
 
 def _is_simple(element: str) -> bool:

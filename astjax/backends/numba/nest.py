@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from astjax.core.dims import by_size
+from astjax.core.dims import by_size, known_equal
 from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 from . import scalars as E
@@ -202,6 +202,29 @@ class Nest:
         self.finals.add(eqn.outs[0].id)
         return True
 
+    def absorb(self, other) -> bool:
+        """Take in another open nest over the same domain (up to axes of size 1), so that an
+        equation reading members of both joins one nest instead of closing the two.  Open
+        nests never read each other's members (a read joins or closes), so the two orders
+        concatenated are a valid one.  Nests with reductions stay apart (their passes)."""
+        if any(m.kind in ("row", "acc", "load") for m in self.order + other.order):
+            return False
+        mine = [a for a, d in enumerate(self.dims) if not _is_one(d)]
+        theirs = [a for a, d in enumerate(other.dims) if not _is_one(d)]
+        if len(mine) != len(theirs) or \
+                not all(known_equal(self.dims[a], other.dims[b]) for a, b in zip(mine, theirs)):
+            return False
+        axis = dict(zip(theirs, mine))
+
+        def moved(axes):
+            return None if axes is None else tuple(None if a is None else axis[a] for a in axes)
+        for m in other.order:
+            m.out_map, m.in_maps = moved(m.out_map), [moved(mp) for mp in m.in_maps]
+        self.members.update(other.members)
+        self.order += other.order
+        self.eqns |= other.eqns
+        return True
+
     def join_load(self, atom) -> None:
         """A non-member value read at the domain's own positions (a reduction's input)."""
         r = len(atom.aval.shape)
@@ -272,6 +295,10 @@ def unrolled_reduction(fe, eqn, value, axes) -> bool:
         elems.append(acc)
     fe.bind(out, Unrolled(out.aval, elems))
     return True
+
+
+def _is_one(d) -> bool:
+    return isinstance(d, (int, np.integer)) and d == 1
 
 
 def _varies(atom, j: int, r: int) -> bool:

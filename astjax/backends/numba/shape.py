@@ -153,6 +153,9 @@ def view_pad(fe, eqn, values):
         for i, d, (lo, hi, interior) in zip(index, base.shape, config):
             step = interior + 1
             shifted = V.sub(i, lo)
+            if lo == hi == interior == 0:  # an axis with no padding: every position reads
+                source.append(i)
+                continue
             if isinstance(shifted, int):
                 if shifted < 0 or shifted % step or shifted // step >= d:
                     return fill_text
