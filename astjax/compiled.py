@@ -141,7 +141,9 @@ class JitFunction:
                 name = getattr(self.fun, "__qualname__", type(self.fun).__name__)
                 log.info("compiling %s (%s): %s", name, _describe(key, leaves), reason)
                 _freeze_once()
-                entry = Compiled(self.fun, bound, static, self.backend, symbolic)
+                from astjax.backends.auto.background import paused
+                with paused():  # (background kernel compiles stop while the front end runs)
+                    entry = Compiled(self.fun, bound, static, self.backend, symbolic)
                 entries.insert(0, entry)
         self.last = entry
         return entry, leaves

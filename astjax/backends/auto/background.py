@@ -27,7 +27,7 @@ import threading
 import time
 
 from astjax.core.files import cache_root, discard, write_atomic
-from .job import IDLE_START, slots
+from .job import SLOT_START, slots
 
 POLL_SECONDS = 0.05  # how often a waiting caller looks for the outcome
 STALE_LOCK_SECONDS = 600.0  # a lock this old is abandoned, whatever its process
@@ -149,7 +149,7 @@ class Job:
         log = open(self.lock_path[:-5] + ".log", "wb")
         with log:
             process = subprocess.Popen(
-                [sys.executable, "-c", IDLE_START, self.job_path, str(slots())],
+                [sys.executable, "-c", SLOT_START, self.job_path, str(slots())],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                 start_new_session=True, close_fds=True)
         with open(self.lock_path, "w", encoding="utf-8") as f:

@@ -3,10 +3,9 @@
     python -m astjax.backends.auto.job <job file>
 
 It imports the generated module (no user code), compiles the kernel for the recorded
-signature, writes the outcome beside it and removes the lock. It runs at idle priority from
-its first instruction, and only while it holds one of the machine's compile slots (see
-IDLE_START): it never takes CPU time the process that asked for it could use, and however many
-functions turn hot, at most `slots()` compiles run at once.
+signature, writes the outcome beside it and removes the lock. It runs only while it holds one
+of the machine's compile slots (see SLOT_START): however many functions turn hot, at most
+`slots()` compiles run at once, and each pauses while its caller compiles in the foreground.
 
 Holding a slot, it also compiles the jobs other processes queued meanwhile (smallest first), so
 one start-up (importing astjax and Numba: a second of CPU) serves them all. A process whose
@@ -33,7 +32,7 @@ def main(job_path: str) -> None:
 
 def _claim(job_path: str):
     """The job at `job_path`, claimed by this process (None: another one claimed it first).
-    Its process, if it gets a slot meanwhile, waits while this one lives (IDLE_START)."""
+    Its process, if it gets a slot meanwhile, waits while this one lives (SLOT_START)."""
     taken = f"{job_path}{TAKEN}{os.getpid()}"
     try:
         os.rename(job_path, taken)  # (atomic: of two processes claiming, one succeeds)
@@ -110,27 +109,18 @@ def slots() -> int:
     return max(1, cores // 2)
 
 
-# What the compiling process runs: Linux's idle scheduling class where there is one (the
-# lowest nice elsewhere), set before anything is imported (astjax's own import is a second of
-# CPU; at normal priority it slowed the caller's XLA compiles twofold). The process leads a
-# session of its own, and where Linux groups sessions ("autogroup") it shares the CPU between
-# them fairly whatever the priorities inside: the group's own nice is raised too (without it,
-# XLA's two-thread loops ran 1.85x slower beside a compile, 1.2x with). Then it waits for a
-# compile slot (a lock on one of the files `compile-slot.<i>` beside the job: released by the
-# kernel when the process ends, however it ends; tried every 0.1 s, touching the job's lock
-# every 10 s so that a long wait is not taken for a dead process), and runs this module if
-# its job is still there to compile. The slot count comes as the second argument.
-IDLE_START = """import os, runpy, sys, time
-try:
-    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-except (AttributeError, OSError):
-    if hasattr(os, "nice"):
-        os.nice(19)
-try:
-    with open("/proc/self/autogroup", "w") as group:
-        group.write("19")
-except OSError:
-    pass
+# What the compiling process runs, before anything is imported: it waits for a compile slot
+# (a lock on one of the files `compile-slot.<i>` beside the job: released by the kernel when
+# the process ends, however it ends; tried every 0.1 s, touching the job's lock every 10 s so
+# that a long wait is not taken for a dead process), and runs this module if its job is still
+# there to compile. The slot count comes as the second argument.
+# It runs at normal priority, in a session of its own. At idle priority (Linux's SCHED_IDLE,
+# its session's group at nice 19) it got almost no CPU beside XLA, whose thread pool spins
+# between operations: from an empty cache, the shared bench's ten kernels were ready 14 s
+# after its first round ended, against 6 s at normal priority (8 s at nice 5, 11 s at nice
+# 10), and a caller running XLA without a pause could starve its own kernel for good. While
+# its caller compiles in the foreground, the caller stops it (background.paused).
+SLOT_START = """import os, runpy, sys, time
 job, count = sys.argv[1], int(sys.argv[2])
 try:
     import fcntl
