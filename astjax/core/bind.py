@@ -73,7 +73,7 @@ def _stack() -> list:
 
 
 def current_builder():
-    stack = _stack()
+    stack = getattr(_state, "stack", None)  # (on every jitted call: kept to one lookup)
     return stack[-1] if stack else None
 
 

@@ -273,8 +273,16 @@ class Tiered:
         return holds
 
     def _settled_call(self, args):
-        if self.winner == "numba" and self._numba_serves(args):
-            return self.numba(*args)
+        if self.winner == "numba" and self.numba is not None:
+            if not self.numba_facts.items:
+                return self.numba(*args)
+            try:  # (_facts_hold, inlined: this runs on every call)
+                holds = self._facts_by_sizes.get(
+                    tuple([args[i].shape[axis] for _, i, axis in self.sources]))
+            except AttributeError:  # (a Python scalar among the arguments)
+                holds = None
+            if holds or (holds is None and self._facts_hold(args)):
+                return self.numba(*args)
         if self.first == "xla" and self._xla and sizes_of(self.sources, args) not in self._xla:
             # Sizes vary: where XLA would compile again, the Numba kernel (one for every
             # length) serves at once, or is made to.

@@ -324,12 +324,13 @@ def _entry(kernel, func: Func):
     """The calling convention around the kernel (see the module docstring)."""
     in_avals, out_avals = func.in_avals, func.out_avals
     convert = [_argument_converter(aval) for aval in in_avals]
+    overloads = kernel.overloads
     one_array = len(out_avals) == 1 and out_avals[0].shape != ()
 
     def call(*args):
         ready = [c(a) for c, a in zip(convert, args)]
         try:
-            if kernel.overloads:  # (a dict: cheaper to ask than .signatures)
+            if overloads:  # (a dict: cheaper to ask than .signatures)
                 result = kernel(*ready)
             else:  # compiled (or loaded from the cache) at the first call
                 with kernel_options():
