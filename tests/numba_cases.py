@@ -371,6 +371,17 @@ def transposed_and_multiplied(x, w):
     return y.T, y @ w
 
 
+def smoothed(x):
+    """A three-point stencil along the last axis: reads guarded at both ends."""
+    return 0.25 * jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(1, 1)])[..., :-2] + 0.5 * x + \
+        0.25 * jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(1, 1)])[..., 2:]
+
+
+def differences_loss(x):
+    d = x[1:] - x[:-1]
+    return jnp.sum(d * d) + 0.1 * jnp.sum(jnp.tanh(x))
+
+
 def fusion_cases() -> dict:
     x = rng.standard_normal((6, 9))
     return {
@@ -435,6 +446,14 @@ def fusion_cases() -> dict:
                                    (rng.standard_normal((40, 30)),)),
         "scaled_outer": (astjax.jit(scaled_outer), (rng.standard_normal(50),
                                                     rng.standard_normal(60).astype(f32))),
+        "smoothed_parallel": (astjax.jit(smoothed), (rng.standard_normal(300_001).astype(f32),)),
+        "smoothed_rows": (astjax.jit(smoothed), (rng.standard_normal((7, 40)),)),
+        "smoothed_one": (astjax.jit(smoothed), (rng.standard_normal(1),)),
+        "smoothed_two": (astjax.jit(smoothed), (rng.standard_normal(2).astype(f32),)),
+        "grad_differences": (astjax.jit(astjax.grad(differences_loss)),
+                             (rng.standard_normal(300_001).astype(f32),)),
+        "grad_differences_three": (astjax.jit(astjax.grad(differences_loss)),
+                                   (rng.standard_normal(3),)),
         "hessian_rosenbrock": (astjax.jit(astjax.hessian(rosenbrock)),
                                (rng.standard_normal(64).astype(f32),)),
         "doubled_one_hot": (astjax.jit(doubled_one_hot), (rng.standard_normal(9),)),

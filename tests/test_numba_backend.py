@@ -128,6 +128,23 @@ def test_a_hessian_fuses_into_two_nests(compiled):
     assert ".reshape(" not in source, source
 
 
+def test_guarded_reads_leave_the_interior_of_their_loop_unguarded(compiled):
+    """A stencil's loop is cut in three: its first and last positions keep the guards of
+    their padded reads, the interior (run in blocks on threads) reads without them, and the
+    interior loop vectorises."""
+    *_, fn = compiled("smoothed_parallel")
+    source = fn.source
+    interior = source.split("numba.prange(")[1].split("\n    for ")[0]
+    assert " if " not in interior and "x[i - 1]" in interior, source
+    assert source.count(" if 0 <= ") == 4, source  # (two reads, in each of the two edges)
+    kernel = fn.last.call.kernel
+    ir = "\n".join(kernel.inspect_llvm().values())
+    if "define" not in ir:  # loaded from Numba's disk cache, which keeps no IR: compile afresh
+        kernel.recompile()
+        ir = "\n".join(kernel.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", ir)
+
+
 def _little_math(x):
     return jnp.exp(-x) * jnp.log1p(x * x)
 

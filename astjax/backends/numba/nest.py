@@ -25,7 +25,8 @@ from astjax.core.dims import by_size, known_equal
 from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 from . import scalars as E
-from .stages import staged_loop
+from . import values as V
+from .stages import BLOCK, staged_loop
 from .values import Array, Unrolled, Value, text
 
 
@@ -646,6 +647,9 @@ class NestEmitter:
         if staged is not None:
             return staged
         inner_axes = [a for a in range(self.k, self.nest.rank) if self.loop[a] != "0"]
+        split = self._split_loop(p, needed, rows, stores, accs, inner_axes, parallel)
+        if split is not None:
+            return split
         head = []
         for n, a in enumerate(inner_axes):
             if n == 0 and parallel and self.chunk is not None:
@@ -654,6 +658,16 @@ class NestEmitter:
             rng = "numba.prange" if parallel and n == 0 else "range"
             head.append("    " * len(head) + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
         ind = "    " * len(head)
+        body = self._body(p, needed, rows, stores, accs)
+        lines = head + [ind + line for line in body]
+        settled = self._settled(stores, accs, parallel)
+        if settled:
+            for depth in range(len(head), 0, -1):  # out of every loop, innermost first
+                lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
+        return lines
+
+    def _body(self, p, needed, rows, stores, accs) -> list:
+        """The lines of one position of pass p's loop."""
         body = []
         for m in needed:
             stashed = self.stash.get(m)
@@ -671,12 +685,59 @@ class NestEmitter:
         for m in self.nest.order:
             if m.kind == "acc" and m.p == p and self.inner(m.source):
                 body += self._acc_update(m, accs[m.var.id])
-        lines = head + [ind + line for line in body]
-        settled = self._settled(stores, accs, parallel)
-        if settled:
-            for depth in range(len(head), 0, -1):  # out of every loop, innermost first
-                lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
-        return lines
+        return body
+
+    def _split_loop(self, p, needed, rows, stores, accs, inner_axes, parallel):
+        """Pass p's loop with its innermost loop cut in three, or None: where reads are
+        guarded along that loop (padding: a gradient of a slice, a stencil), the first and
+        last few positions keep their guards, and the interior, where every guard holds, is
+        written without them, so LLVM vectorises it (a 1M-element three-point stencil: 0.15
+        against 0.83 ms on one thread). A parallel loop's interior runs in blocks over
+        unsigned indices (see stages.py). Elementwise nests only: no reductions or row
+        buffers, whose state the edges would share."""
+        if not inner_axes or rows or accs or self.stash or self.chunk is not None or \
+                self.fe.module.target == "cuda":
+            return None
+        if not any(isinstance(self.fe.env.get(getattr(x, "id", None)), V.View)
+                   for m in needed if m.kind == "elem" for x in m.eqn.ins):
+            return None  # (guarded reads are views)
+        a = inner_axes[-1]
+        var, size = self.loop[a], self.nest.dims[a]
+        fn = self.fe.fn
+        comments = fn.last_line  # (each body below comments the same user lines)
+        names = (set(fn.namer.used), dict(fn.namer._next), len(self.fe.lines))
+        with V.probing() as guards:
+            self._body(p, needed, rows, stores, accs)
+        if len(self.fe.lines) == names[2]:  # (the trial wrote nothing: its names are free)
+            fn.namer.used, fn.namer._next = names[0], names[1]
+        fn.last_line = comments
+        mine = [(offset, bound) for v, offset, bound in guards if v == var]
+        tails = [size + offset - bound for offset, bound in mine]
+        if not mine or not all(isinstance(t, (int, np.integer)) for t in tails):
+            return None
+        first, tail = max([0] + [-o for o, _ in mine]), max([0] + [int(t) for t in tails])
+        with V.interior(var, first, size - tail):
+            middle = self._body(p, needed, rows, stores, accs)
+        fn.last_line = comments
+        edge = self._body(p, needed, rows, stores, accs)
+        head = []
+        for n, b in enumerate(inner_axes[:-1]):
+            rng = "numba.prange" if parallel and n == 0 else "range"
+            head.append("    " * n + f"for {self.loop[b]} in {rng}({self._dim(b)}):")
+        ind = "    " * len(head)
+        n, stop = self._dim(a), self.fe.fresh("stop")
+        lines = [f"{stop} = max({first}, {n} - {tail})",
+                 f"for {var} in range(min({first}, {n})):"] + ["    " + x for x in edge]
+        if parallel and not head:
+            block, lo, hi = self.fe.fresh("block"), self.fe.fresh("lo"), self.fe.fresh("hi")
+            lines += [f"for {block} in numba.prange(({stop} - {first} + {BLOCK - 1}) // {BLOCK}):",
+                      f"    {lo} = np.uintp({first} + {block} * {BLOCK})",
+                      f"    {hi} = np.uintp(min({first} + {block} * {BLOCK} + {BLOCK}, {stop}))",
+                      f"    for {var} in range({lo}, {hi}):"] + ["        " + x for x in middle]
+        else:
+            lines += [f"for {var} in range({first}, {stop}):"] + ["    " + x for x in middle]
+        lines += [f"for {var} in range({stop}, {n}):"] + ["    " + x for x in edge]
+        return head + [ind + line for line in lines]
 
     def _settled(self, stores, accs, parallel):
         """The test after which a serial nest that only computes one any/all may stop: a

@@ -156,6 +156,9 @@ def view_pad(fe, eqn, values):
             if lo == hi == interior == 0:  # an axis with no padding: every position reads
                 source.append(i)
                 continue
+            if step == 1 and V.guard_holds(i, -lo, d):  # (the interior of a split loop)
+                source.append(shifted)
+                continue
             if isinstance(shifted, int):
                 if shifted < 0 or shifted % step or shifted // step >= d:
                     return fill_text

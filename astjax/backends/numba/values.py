@@ -11,7 +11,10 @@ or index maps that are read where they are used.
 
 Indices are lists with one entry per axis: an `int` when known statically, else a text.
 """
+import ast
+import contextlib
 import math
+import threading
 
 import numpy as np
 
@@ -103,6 +106,84 @@ def unravel_static(flat: int, shape) -> list:
 def all_indices(shape) -> list:
     """Every static index of `shape`, row-major."""
     return [unravel_static(k, shape) for k in range(math.prod(shape))]
+
+
+# ---------------------------------------------------------------- guarded reads
+# A padded read is guarded (`a[i - 1] if 0 <= i - 1 < n else 0`); the guard keeps LLVM from
+# vectorising the loop. A nest's innermost loop is cut in three where its guards allow: the
+# first and last few positions keep them, and over the interior, where every guard holds,
+# they are left out (see NestEmitter._split_loop). `probing` collects the guards a body's
+# reads would write; `interior` says which positions the body being written covers.
+_GUARDS = threading.local()
+
+
+@contextlib.contextmanager
+def probing():
+    """Within the block, guarded reads of a loop variable plus a constant are listed in the
+    list yielded, as (variable, offset, bound): valid where 0 <= variable + offset < bound."""
+    saved = getattr(_GUARDS, "probe", None)
+    _GUARDS.probe = found = []
+    try:
+        yield found
+    finally:
+        _GUARDS.probe = saved
+
+
+@contextlib.contextmanager
+def interior(var: str, first: int, stop):
+    """Within the block, reads are written for `var` in [first, stop) only."""
+    saved = getattr(_GUARDS, "ranges", {})
+    _GUARDS.ranges = {**saved, var: (first, stop)}
+    try:
+        yield
+    finally:
+        _GUARDS.ranges = saved
+
+
+def guard_holds(index, offset: int, bound) -> bool:
+    """Whether 0 <= index + offset < bound holds for every position the read is written for
+    (index: the read's index text, a loop variable plus a constant); notes the guard while
+    probing."""
+    found = affine(index)
+    if found is None:
+        return False
+    var, const = found
+    probe = getattr(_GUARDS, "probe", None)
+    if probe is not None:
+        probe.append((var, const + offset, bound))
+    span = getattr(_GUARDS, "ranges", {}).get(var)
+    if span is None:
+        return False
+    first, stop = span
+    over = stop + const + offset - bound  # the last position's excess over the bound
+    return first + const + offset >= 0 and isinstance(over, (int, np.integer)) and over <= 0
+
+
+def affine(index):
+    """(variable, constant) where an index text is a loop variable plus a constant, else
+    None."""
+    if not isinstance(index, str):
+        return None
+    try:
+        tree = ast.parse(index, mode="eval").body
+    except SyntaxError:
+        return None
+    return _affine(tree)
+
+
+def _affine(node):
+    if isinstance(node, ast.Name):
+        return node.id, 0
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        sign = 1 if isinstance(node.op, ast.Add) else -1
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and type(right.value) is int:
+            inner = _affine(left)
+            return None if inner is None else (inner[0], inner[1] + sign * right.value)
+        if sign == 1 and isinstance(left, ast.Constant) and type(left.value) is int:
+            inner = _affine(right)
+            return None if inner is None else (inner[0], inner[1] + left.value)
+    return None
 
 
 # ---------------------------------------------------------------- index arithmetic on texts
