@@ -211,6 +211,7 @@ class Compiled:
     def __init__(self, fun, bound, static, backend: str, symbolic: bool = False):
         from . import backends
         self.compiler = backends.get(backend)
+        self._unrun = True
         self.symbolic_backend = getattr(self.compiler, "SYMBOLIC_SIZES", False)
         self.facts = Facts(where=_current_line)
         leaves, tree = dynamic_leaves(bound, static)
@@ -313,6 +314,14 @@ class Compiled:
         return None
 
     def run(self, leaves):
+        if self._unrun:  # the signature's first call: background kernel compiles stop meanwhile
+            self._unrun = False
+            from astjax.backends.auto.background import paused
+            with paused():
+                return self._run(leaves)
+        return self._run(leaves)
+
+    def _run(self, leaves):
         inputs = list(leaves) + [_read(ns, name) for ns, name in self.spec.implicit]
         call = self.callable_for(leaves)
         return self.finish(call(*[np.asarray(x) if not np.isscalar(x) else x for x in inputs]))

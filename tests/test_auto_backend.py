@@ -320,8 +320,8 @@ def test_kernels_queue_for_one_compile_slot_and_the_smallest_go_first(own_cache,
 def test_a_compile_runs_at_normal_priority_and_stops_while_a_front_end_runs(own_cache,
                                                                              monkeypatch):
     """At idle priority XLA's spinning threads starved the compiles (the bench's kernels were
-    ready 14 s after its first round instead of 6); the caller's own work stops them
-    instead: its XLA compiles and, from now on, its front end."""
+    ready 14 s after its first round instead of 6); the caller's first calls stop them
+    instead: a new signature's front end, then its first call."""
     import fcntl
     import signal
     from astjax import compiled
@@ -348,8 +348,18 @@ def test_a_compile_runs_at_normal_priority_and_stops_while_a_front_end_runs(own_
             events.append("front end")
             front_end(*args, **kwargs)
         monkeypatch.setattr(compiled.Compiled, "__init__", recorded_front_end)
-        astjax.jit(soft_rows, backend="auto")(x)
+        first_run = compiled.Compiled._run
+
+        def recorded_run(*args, **kwargs):
+            events.append("run")
+            return first_run(*args, **kwargs)
+        monkeypatch.setattr(compiled.Compiled, "_run", recorded_run)
+        g = astjax.jit(soft_rows, backend="auto")
+        g(x)
+        g.last.call.wait_behind(60)  # (an XLA compile NumPy answered beside)
         assert events[:3] == [signal.SIGSTOP, "front end", signal.SIGCONT], events
+        assert events[3:5] == [signal.SIGSTOP, "run"], events  # (its first call, whichever
+        assert events[-1] == signal.SIGCONT, events          # tier answers it)
         fcntl.flock(slot, fcntl.LOCK_UN)
     outcome = f.last.call.job.wait(240)
     assert outcome is not None and outcome["ok"], outcome
