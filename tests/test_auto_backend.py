@@ -221,9 +221,9 @@ def _rewrite(path, rec):
 
 
 def test_a_close_call_is_not_decisive():
-    assert record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.3})
-    assert not record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.2})
-    assert not record.decisive({"winner": "xla", "numba_s": 1.2, "xla_s": 1.0})
+    assert record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.2})
+    assert not record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.05})
+    assert not record.decisive({"winner": "xla", "numba_s": 1.05, "xla_s": 1.0})
     assert record.decisive({"winner": "xla"})  # (nothing timed: trusted as it is)
 
 
