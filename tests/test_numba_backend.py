@@ -108,13 +108,19 @@ def test_fused_chain_vectorises_without_libm(compiled, name):
     stages = [m.start() for m in re.finditer(r"for i\w* in range\(lo\w*, hi\w*\):", source)]
     assert len(stages) == 2, source
     assert source.index("vecmath.sin(") < stages[1] < source.index("vecmath.log1p(")
+    ir = _llvm_ir(fn)
+    assert re.search(r"<(4|8|16) x float>", ir)
+    assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
+
+
+def _llvm_ir(fn) -> str:
+    """The LLVM IR of a jitted function's kernel."""
     kernel = fn.last.call.kernel
     ir = "\n".join(kernel.inspect_llvm().values())
     if "define" not in ir:  # loaded from Numba's disk cache, which keeps no IR: compile afresh
         kernel.recompile()
         ir = "\n".join(kernel.inspect_llvm().values())
-    assert re.search(r"<(4|8|16) x float>", ir)
-    assert not re.search(r"@(tanhf|expf|sinf|log1pf|sqrtf|tanh|exp|sin|log1p)\(", ir)
+    return ir
 
 
 def test_a_hessian_fuses_into_two_nests(compiled):
@@ -137,11 +143,7 @@ def test_guarded_reads_leave_the_interior_of_their_loop_unguarded(compiled):
     interior = source.split("numba.prange(")[1].split("\n    for ")[0]
     assert " if " not in interior and "x[i - 1]" in interior, source
     assert source.count(" if 0 <= ") == 4, source  # (two reads, in each of the two edges)
-    kernel = fn.last.call.kernel
-    ir = "\n".join(kernel.inspect_llvm().values())
-    if "define" not in ir:  # loaded from Numba's disk cache, which keeps no IR: compile afresh
-        kernel.recompile()
-        ir = "\n".join(kernel.inspect_llvm().values())
+    ir = _llvm_ir(fn)
     assert re.search(r"<(4|8|16) x float>", ir)
 
 
