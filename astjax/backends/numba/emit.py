@@ -13,12 +13,19 @@ memory, or a *view* (an index map read where it is used).  Equations are partiti
    holding at most a few *passes* over each row: a pass computes what the previous passes'
    reductions allow, so mean, variance, normalisation, affine and activation of a row are one
    loop nest.  Equations that read no value of an open nest do not close it (they are
-   emitted ahead of it), so independent work does not split a nest.
+   emitted ahead of it), so independent work does not split a nest; an equation that reads
+   two open nests over the same domain (up to axes of size 1) merges them.  An elementwise
+   equation on values that are functions of the position alone (iotas, fills, scalars and
+   views of them: jacfwd's one-hot basis) is itself a view, its expression written where
+   it is read (up to `block.INDEX_VIEW_COST` operations).
 2. broadcast_in_dim, reshape, transpose, slice, rev, squeeze, expand_dims, pad, concatenate,
    iota, full, dynamic_slice and gathers with static structure become index maps (views): no
    code, a read at the mapped index in the loop that consumes them.  A view whose operand is
    a member of an open nest and that only renames axes (size-1 reshapes, broadcasts,
    transposes) is an alias inside the nest; one that moves elements closes the nest first.
+   A stored alias that transposes is stored in its own order.  A nest's innermost loop
+   whose reads are guarded (padding) is cut in three: edges with the guards, an interior
+   without them (`values.guard_holds`), which vectorises.
 3. Values of static size <= 16 are unrolled: elementwise work, slicing, stacking,
    concatenation, reductions and small contractions on them are scalar statements.
 4. Everything else is *opaque*: its `LOWER` rule gets materialised operands (C-contiguous
