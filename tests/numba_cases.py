@@ -382,6 +382,13 @@ def differences_loss(x):
     return jnp.sum(d * d) + 0.1 * jnp.sum(jnp.tanh(x))
 
 
+def padded_over_constants(x):
+    """Nests whose loops are tried for guards, reading constant arrays of their own (polyint's
+    divisors): a trial that made a constant's local must not give its name away again."""
+    q = x[4:7]
+    return jnp.polyadd(x[:4], q), jnp.polyint(q), jnp.polyint(q, 2, k=3.0)
+
+
 def fusion_cases() -> dict:
     x = rng.standard_normal((6, 9))
     return {
@@ -454,6 +461,8 @@ def fusion_cases() -> dict:
                              (rng.standard_normal(300_001).astype(f32),)),
         "grad_differences_three": (astjax.jit(astjax.grad(differences_loss)),
                                    (rng.standard_normal(3),)),
+        "padded_over_constants": (astjax.jit(padded_over_constants),
+                                  (rng.standard_normal(40),)),
         "hessian_rosenbrock": (astjax.jit(astjax.hessian(rosenbrock)),
                                (rng.standard_normal(64).astype(f32),)),
         "doubled_one_hot": (astjax.jit(doubled_one_hot), (rng.standard_normal(9),)),

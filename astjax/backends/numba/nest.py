@@ -298,6 +298,16 @@ def unrolled_reduction(fe, eqn, value, axes) -> bool:
     return True
 
 
+def _written(fe) -> tuple:
+    """How much a block and the blocks around it have written (lines, prologue lines, and
+    materialised values, whose names stay taken)."""
+    sizes, block = [len(fe.lines)], fe
+    while block is not None:
+        sizes += [len(block.prologue), len(block.materialised)]
+        block = block.parent
+    return tuple(sizes)
+
+
 def _is_one(d) -> bool:
     return isinstance(d, (int, np.integer)) and d == 1
 
@@ -705,11 +715,11 @@ class NestEmitter:
         var, size = self.loop[a], self.nest.dims[a]
         fn = self.fe.fn
         comments = fn.last_line  # (each body below comments the same user lines)
-        names = (set(fn.namer.used), dict(fn.namer._next), len(self.fe.lines))
+        names, written = (set(fn.namer.used), dict(fn.namer._next)), _written(self.fe)
         with V.probing() as guards:
             self._body(p, needed, rows, stores, accs)
-        if len(self.fe.lines) == names[2]:  # (the trial wrote nothing: its names are free)
-            fn.namer.used, fn.namer._next = names[0], names[1]
+        if _written(self.fe) == written:  # (the trial wrote nothing: its names are free)
+            fn.namer.used, fn.namer._next = names
         fn.last_line = comments
         mine = [(offset, bound) for v, offset, bound in guards if v == var]
         tails = [size + offset - bound for offset, bound in mine]
