@@ -276,11 +276,8 @@ class Tiered:
         if self.winner == "numba" and self.numba is not None:
             if not self.numba_facts.items:
                 return self.numba(*args)
-            try:  # (_facts_hold, inlined: this runs on every call)
-                holds = self._facts_by_sizes.get(
-                    tuple([args[i].shape[axis] for _, i, axis in self.sources]))
-            except AttributeError:  # (a Python scalar among the arguments)
-                holds = None
+            # (_facts_hold's cache asked first: this runs on every call)
+            holds = self._facts_by_sizes.get(sizes_of(self.sources, args))
             if holds or (holds is None and self._facts_hold(args)):
                 return self.numba(*args)
         if self.first == "xla" and self._xla and sizes_of(self.sources, args) not in self._xla:
