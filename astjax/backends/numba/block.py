@@ -398,8 +398,9 @@ class Block:
         if not nests and self._unrolls(eqn):
             self.bind(out, self._unrolled_elementwise(eqn))
             return
-        if not nests and self._index_only(eqn):
-            self.bind(out, self._index_view(eqn))
+        view = self._index_view(eqn) if not nests else None
+        if view is not None:
+            self.bind(out, view)
             return
         if len(nests) > 1:
             nests = self._merged(nests)
@@ -445,22 +446,20 @@ class Block:
                 kept.append(nest)
         return kept
 
-    def _index_only(self, eqn) -> bool:
-        """Whether the result is a cheap function of the position alone: every operand an
-        iota, a constant fill, a scalar or a view of those (the one-hot basis of jacfwd and
-        hessian: eq(iota, iota) converted).  Such a value is read where it is used, at any
-        position, so slicing it or padding it never needs it in memory."""
-        out = eqn.outs[0].aval
-        if eqn.prim in E_COSTLY or any(not isinstance(d, DimExpr) and d < 0 for d in out.shape):
-            return False
-        values = [self.value(a) for a in eqn.ins]
-        return all(_position_only(v) for v in values) and \
-            1 + sum(_expression_cost(v) for v in values) <= INDEX_VIEW_COST
-
-    def _index_view(self, eqn) -> View:
-        """The elementwise result as a view: its expression, written where it is read."""
+    def _index_view(self, eqn):
+        """The result as a view when it is a cheap function of the position alone (every
+        operand an iota, a constant fill, a scalar or a view of those: the one-hot basis of
+        jacfwd and hessian, eq(iota, iota) converted), else None.  Such a value is read
+        where it is used, at any position, so slicing it or padding it never needs it in
+        memory; its expression is written there."""
         out = eqn.outs[0]
+        if eqn.prim in E_COSTLY or any(not isinstance(d, DimExpr) and d < 0
+                                       for d in out.aval.shape):
+            return None
         values = [self.value(a) for a in eqn.ins]
+        cost = 1 + sum(_expression_cost(v) for v in values)
+        if not all(_position_only(v) for v in values) or cost > INDEX_VIEW_COST:
+            return None
         r = len(out.aval.shape)
 
         def element(index, reader):
@@ -468,7 +467,7 @@ class Block:
                      else self.scalar(v) for v in values]
             return f"({scalar_expression(eqn, texts, self)})"
         view = View(out.aval, element, values)
-        view.cost = 1 + sum(_expression_cost(v) for v in values)
+        view.cost = cost
         return view
 
     def _unrolled_elementwise(self, eqn) -> Value:
