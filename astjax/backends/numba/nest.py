@@ -26,7 +26,7 @@ from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 from . import scalars as E
 from . import values as V
-from .stages import BLOCK, staged_loop
+from .stages import block_loop, staged_loop
 from .values import Array, Unrolled, Value, text
 
 
@@ -660,13 +660,7 @@ class NestEmitter:
         split = self._split_loop(p, needed, rows, stores, accs, inner_axes, parallel)
         if split is not None:
             return split
-        head = []
-        for n, a in enumerate(inner_axes):
-            if n == 0 and parallel and self.chunk is not None:
-                head += self._chunk_loop(a)
-                continue
-            rng = "numba.prange" if parallel and n == 0 else "range"
-            head.append("    " * len(head) + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
+        head = self._loop_heads(inner_axes, parallel)
         ind = "    " * len(head)
         body = self._body(p, needed, rows, stores, accs)
         lines = head + [ind + line for line in body]
@@ -675,6 +669,18 @@ class NestEmitter:
             for depth in range(len(head), 0, -1):  # out of every loop, innermost first
                 lines += ["    " * depth + f"if {settled}:", "    " * depth + "    break"]
         return lines
+
+    def _loop_heads(self, axes, parallel) -> list:
+        """The `for` lines of the loops over `axes`, each indented into the one before (the
+        first parallel, in blocks where sums go to per-block partials)."""
+        head = []
+        for n, a in enumerate(axes):
+            if n == 0 and parallel and self.chunk is not None:
+                head += self._chunk_loop(a)
+                continue
+            rng = "numba.prange" if parallel and n == 0 else "range"
+            head.append("    " * len(head) + f"for {self.loop[a]} in {rng}({self._dim(a)}):")
+        return head
 
     def _body(self, p, needed, rows, stores, accs) -> list:
         """The lines of one position of pass p's loop."""
@@ -730,20 +736,15 @@ class NestEmitter:
             middle = self._body(p, needed, rows, stores, accs)
         fn.last_line = comments
         edge = self._body(p, needed, rows, stores, accs)
-        head = []
-        for n, b in enumerate(inner_axes[:-1]):
-            rng = "numba.prange" if parallel and n == 0 else "range"
-            head.append("    " * n + f"for {self.loop[b]} in {rng}({self._dim(b)}):")
+        head = self._loop_heads(inner_axes[:-1], parallel)
         ind = "    " * len(head)
         n, stop = self._dim(a), self.fe.fresh("stop")
         lines = [f"{stop} = max({first}, {n} - {tail})",
                  f"for {var} in range(min({first}, {n})):"] + ["    " + x for x in edge]
         if parallel and not head:
-            block, lo, hi = self.fe.fresh("block"), self.fe.fresh("lo"), self.fe.fresh("hi")
-            lines += [f"for {block} in numba.prange(({stop} - {first} + {BLOCK - 1}) // {BLOCK}):",
-                      f"    {lo} = np.uintp({first} + {block} * {BLOCK})",
-                      f"    {hi} = np.uintp(min({first} + {block} * {BLOCK} + {BLOCK}, {stop}))",
-                      f"    for {var} in range({lo}, {hi}):"] + ["        " + x for x in middle]
+            blocks, lo, hi = block_loop(self.fe, first, stop, "numba.prange")
+            lines += blocks + [f"    for {var} in range({lo}, {hi}):"] + \
+                ["        " + x for x in middle]
         else:
             lines += [f"for {var} in range({first}, {stop}):"] + ["    " + x for x in middle]
         lines += [f"for {var} in range({stop}, {n}):"] + ["    " + x for x in edge]

@@ -47,12 +47,7 @@ def staged_loop(em, p: int, needed: list, stores: dict, parallel: bool):
     used = {id(m): {stage[id(u)] for u in users[id(m)]} for m in needed}  # in these stages
     handed = [m for m in needed if m.kind == "elem" and max(used[id(m)], default=0) > stage[id(m)]]
     fe, i = em.fe, em.loop[0]
-    block, lo, hi = fe.fresh("block"), fe.fresh("lo"), fe.fresh("hi")
-    size = em._dim(0)
-    rng = "numba.prange" if parallel else "range"
-    lines = [f"for {block} in {rng}(({size} + {BLOCK - 1}) // {BLOCK}):",
-             f"    {lo} = np.uintp({block} * {BLOCK})",
-             f"    {hi} = np.uintp(min({block} * {BLOCK} + {BLOCK}, {size}))"]
+    lines, lo, hi = block_loop(fe, 0, em._dim(0), "numba.prange" if parallel else "range")
     buffers = {}
     for m in handed:
         buffers[id(m)] = fe.fresh(fe.base_name(m.var, m.eqn.prim) + "_block")
@@ -76,6 +71,19 @@ def staged_loop(em, p: int, needed: list, stores: dict, parallel: bool):
         lines.append(f"    for {i} in range({lo}, {hi}):")
         lines += ["        " + line for line in body]
     return lines
+
+
+def block_loop(fe, first: int, stop: str, rng: str) -> tuple:
+    """(lines, lo, hi): the loop over blocks of BLOCK positions of [first, stop), `rng` its
+    range ("numba.prange" for threads), each block's bounds in `lo` and `hi`. They are
+    unsigned: with a signed start Numba's index wraparound kept LLVM from vectorising the
+    loops over a block."""
+    block, lo, hi = fe.fresh("block"), fe.fresh("lo"), fe.fresh("hi")
+    start = f"{first} + {block} * {BLOCK}" if first else f"{block} * {BLOCK}"
+    span = f"{stop} - {first}" if first else stop
+    return [f"for {block} in {rng}(({span} + {BLOCK - 1}) // {BLOCK}):",
+            f"    {lo} = np.uintp({start})",
+            f"    {hi} = np.uintp(min({start} + {BLOCK}, {stop}))"], lo, hi
 
 
 def _qualifies(em, needed) -> bool:
