@@ -500,6 +500,39 @@ def test_kernel_compiles_interleave_their_vectorised_loops():
     assert vector_loads(inside) > vector_loads(before) == vector_loads(after) > 0
 
 
+def test_kernel_compiles_prefer_wide_vectors_where_the_machine_has_them():
+    """Inside kernel_options a vectorised loop uses VECTOR_WIDTH-bit vectors on an AVX-512
+    machine (LLVM's tuning for Intel's AVX-512 servers prefers 256 bits); a user's Numba code
+    compiled after keeps LLVM's choice."""
+    import llvmlite.binding
+    import numba
+    from astjax.backends import vecmath
+    from astjax.backends.numba import kernel_options
+    from astjax.backends.numba.llvm_options import VECTOR_WIDTH
+
+    def registers(fn, kind):
+        return len(re.findall(rf"%{kind}mm\d+", "\n".join(fn.inspect_asm().values())))
+
+    def affine(x, out):
+        for i in range(x.size):
+            out[i] = vecmath.log1p(vecmath.exp(-x[i] * x[i]) * vecmath.tanh(x[i]))
+
+    args = (np.ones(64, np.float32), np.empty(64, np.float32))
+    before = numba.njit(affine)
+    before(*args)
+    with kernel_options():
+        inside = numba.njit(affine)
+        inside(*args)
+    np.testing.assert_allclose(args[1], np.log1p(np.exp(-1.0) * np.tanh(1.0)), rtol=1e-6)
+    after = numba.njit(affine)
+    after(*args)
+    assert registers(after, "z") == registers(before, "z")
+    assert registers(after, "y") == registers(before, "y")
+    if "+avx512f" not in llvmlite.binding.get_host_cpu_features().flatten():
+        pytest.skip("no AVX-512 here: LLVM's widths are the machine's own")
+    assert VECTOR_WIDTH == 512 and registers(inside, "z") > registers(before, "z")
+
+
 SLICE_PROGRAM = '''
 import numpy as np
 import numba.np.arrayobj as arrayobj

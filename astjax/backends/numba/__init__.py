@@ -18,7 +18,6 @@ Calling convention (`compile_func`): the generated top-level function takes C-co
 arrays and, for 0-d parameters, scalars of the parameter's dtype; the returned callable makes
 the inputs so and gives every 0-d result back as a NumPy scalar of its aval's dtype.
 """
-import contextlib
 import ctypes
 import functools
 import hashlib
@@ -26,7 +25,6 @@ import importlib.util
 import io
 import os
 import sys
-import threading
 import tokenize
 
 import numpy as np
@@ -38,7 +36,6 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import llvmlite  # noqa: E402
-import llvmlite.binding  # noqa: E402  (LLVM options: kernel_options)
 import numba  # noqa: E402
 import numba.core.errors  # noqa: E402
 
@@ -54,6 +51,7 @@ from astjax.core.primitives import import_kinds
 from . import emit
 from .blas_runtime import openblas_libraries
 from .block import ModuleEmitter
+from .llvm_options import INTERLEAVE, VECTOR_WIDTH, kernel_options
 
 import_kinds(__name__)  # the lowerings, one module per primitive kind
 
@@ -272,40 +270,10 @@ def kernel_signature(func: Func, args) -> tuple:
     return tuple(numba.typeof(_argument_converter(v.aval)(a)) for a, v in zip(args, func.params))
 
 
-# LLVM's interleave count for the generated kernels' vectorised loops: each step works on this
-# many vectors at once, with as many partial sums. LLVM's own choice was 1 for our loop bodies
-# (long fused chains, reductions): a chain of math functions waited on its own latency and a
-# reduction on its single accumulator. Measured with the Numba backend on the shared bench,
-# 1 -> 4: chain_4M 7.6 -> 5.6 ms, softmax 1.60 -> 0.70 ms, layer_norm_gelu 1.64 -> 0.77 ms,
-# vmapped attention 1.47 -> 0.75 ms, rmsnorm_silu 1.43 -> 0.95 ms; the others moved within noise
-# (the most: nbody_grad 0.78 -> 0.84 ms). A cold compile takes ~5% longer.
-INTERLEAVE = 4
-_OPTIONS_LOCK = threading.Lock()
-_options_depth = 0
-
-
-@contextlib.contextmanager
-def kernel_options():
-    """Numba compiles inside the block use the generated kernels' LLVM options (INTERLEAVE).
-    LLVM's options are process-wide, so they are set only around our kernels' compiles: a
-    user's own Numba code keeps LLVM's defaults."""
-    global _options_depth
-    with _OPTIONS_LOCK:
-        _options_depth += 1
-        if _options_depth == 1:
-            llvmlite.binding.set_option("", f"-force-vector-interleave={INTERLEAVE}")
-    try:
-        yield
-    finally:
-        with _OPTIONS_LOCK:
-            _options_depth -= 1
-            if _options_depth == 0:
-                llvmlite.binding.set_option("", "-force-vector-interleave=0")  # (LLVM's choice)
-
-
 def _runtime_fingerprint() -> str:
     return hashlib.sha256(f"numba {numba.__version__} llvmlite {llvmlite.__version__} "
-                          f"interleave {INTERLEAVE} runtime {numba_runtime_digest()}"
+                          f"interleave {INTERLEAVE} vector width {VECTOR_WIDTH} "
+                          f"runtime {numba_runtime_digest()}"
                           .encode()).hexdigest()
 
 
