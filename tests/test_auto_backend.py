@@ -245,6 +245,19 @@ def test_a_changed_function_has_another_record():
     assert f1.last.call.record_key != f2.last.call.record_key
 
 
+def test_another_astjax_has_other_records(monkeypatch):
+    """A record names the kernel module its emitter wrote, so a new astjax (its emitter
+    changed, with the same Numba runtime) must not read an old one."""
+    from astjax.core import files
+    f = astjax.jit(lambda x: x * 2.0, backend="auto")
+    f(np.ones(3))
+    func, origin = f.last.call.func, f.last.call.origin
+    before = record.key(func, origin)
+    monkeypatch.setattr(record, "astjax_source_digest", lambda: "0" * 64)
+    assert record.key(func, origin) != before
+    assert files.astjax_source_digest() != "0" * 64
+
+
 def test_exit_during_a_background_compile_returns_at_once(tmp_path):
     start = time.time()
     done = run_program("exit", str(tmp_path / "cache"))

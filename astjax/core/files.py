@@ -1,5 +1,6 @@
 """Writing generated files: atomically (temporary file + rename), so no reader sees half a file;
 naming them by their content (`content_digest`)."""
+import functools
 import hashlib
 import os
 import shutil
@@ -103,3 +104,23 @@ def _fallback(root: str) -> str:
                   f"{folder} for this process (set ASTJAX_CACHE_DIR to a writable folder to "
                   "keep it across runs)", stacklevel=3)
     return folder
+
+
+@functools.lru_cache(maxsize=None)
+def astjax_source_digest() -> str:
+    """astjax's own source: another version writes other core form (the front end's disk
+    cache) and other kernels (the auto backend's records name a kernel's module). Each
+    file counts by its size and modification time, as Python's own bytecode cache does:
+    reading and hashing its ~300 files took 10 ms of every process's first call, and an
+    edit that keeps both is not made by editors or installers (a touched file only costs
+    the cache its entries)."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # (astjax/)
+    h = hashlib.sha256()
+    for folder, subfolders, files in sorted(os.walk(package)):
+        subfolders.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                stat = os.stat(path)
+                h.update(f"{path[len(package):]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    return h.hexdigest()

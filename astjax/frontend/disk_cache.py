@@ -27,7 +27,7 @@ import types
 import numpy as np
 
 from ..core.avals import canonical_value
-from ..core.files import cache_root, discard, write_atomic
+from ..core.files import astjax_source_digest, cache_root, discard, write_atomic
 from .resolve import is_user_function
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None))
@@ -44,7 +44,7 @@ def entry_key(fun, leaves_signature, tree, static_values, x64: bool, symbolic: b
     """The entry's file name (a digest), or None when `fun` or its arguments have no stable
     description."""
     try:
-        parts = [_astjax_digest(), np.__version__, sys.version, FORMAT, _described(fun),
+        parts = [astjax_source_digest(), np.__version__, sys.version, FORMAT, _described(fun),
                  repr(leaves_signature), pickle.dumps(tree, protocol=4).hex(),
                  describe(static_values), x64, symbolic]
     except (Unstable, pickle.PicklingError, TypeError, AttributeError, ValueError):
@@ -151,25 +151,6 @@ def _file(path) -> str:
     except OSError:
         raise Unstable(f"{path} cannot be read") from None
     return _file_digest(path, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=None)
-def _astjax_digest() -> str:
-    """astjax's own source: another version of the front end writes other core form. Each
-    file counts by its size and modification time, as Python's own bytecode cache does:
-    reading and hashing its ~300 files took 10 ms of every process's first call, and an
-    edit that keeps both is not made by editors or installers (a touched file only costs
-    the cache its entries)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    h = hashlib.sha256()
-    for folder, subfolders, files in sorted(os.walk(package)):
-        subfolders.sort()
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                stat = os.stat(path)
-                h.update(f"{path[len(package):]}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-    return h.hexdigest()
 
 
 # ------------------------------------------------------------------ where values live

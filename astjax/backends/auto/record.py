@@ -2,8 +2,8 @@
 
 A record is a small JSON file in `cache_root()/auto/`, named by a digest of the function's
 reference module (its NumPy source and constants) and the versions of what compiled it: an
-edited function, new constants, a new Numba or jaxlib, or a new Numba runtime (the helpers
-kernels call: a faster matrix product) never read an old record. A record
+edited function, new constants, a new Numba or jaxlib, or another astjax (a new emitter
+writes another kernel: a record names its kernel's module) never read an old record. A record
 that cannot be read, or does not say what a record says, is ignored (and rewritten when the
 function settles again); so is a close call (`decisive`), which the next process times again.
 """
@@ -13,8 +13,7 @@ import importlib.util
 import json
 import os
 
-from astjax.backends import numba_runtime_digest
-from astjax.core.files import cache_root, content_digest, write_atomic
+from astjax.core.files import astjax_source_digest, cache_root, content_digest, write_atomic
 from astjax.core.ir import Func
 
 TIERS = ("xla", "numba", "numpy")
@@ -30,7 +29,7 @@ def key(func: Func, origin: str) -> str:
     from astjax.backends import numpy as reference
     text, consts = reference.module_source(func, origin)
     versions = (f"jaxlib {_jaxlib_version()} numba {_numba_version()} "
-                f"{numba_runtime_digest()[:12]}")
+                f"astjax {astjax_source_digest()[:12]}")
     return f"{func.name}_{content_digest(text, consts, versions)[:20]}"
 
 
