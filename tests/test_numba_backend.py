@@ -490,30 +490,38 @@ def test_a_process_forked_after_a_parallel_loop_carries_on(tmp_path):
     assert "LAYER tbb" in done.stdout and "CHILD 0" in done.stdout, done.stdout + done.stderr
 
 
-def test_kernel_compiles_interleave_their_vectorised_loops():
-    """Inside kernel_options, LLVM unrolls a vectorised loop into INTERLEAVE vectors per
-    step (more vector loads than LLVM's own choice gives a long body), and outside it a
-    user's Numba code keeps LLVM's defaults."""
+def _compiled_around_kernel_options():
+    """A loop of much math compiled by Numba before, inside and after kernel_options (each
+    run once, its result checked)."""
     import numba
     from astjax.backends import vecmath
     from astjax.backends.numba import kernel_options
 
-    def vector_loads(fn):
-        asm = "\n".join(fn.inspect_asm().values())
-        return len(re.findall(r"vmovu[a-z]*\s+-?\w*\(%\w+,%\w+,\d\),\s*%[xyz]mm", asm))
-
-    def affine(x, out):  # a long body: LLVM alone does not interleave it
+    def _long_body(x, out):  # a long body: LLVM alone does not interleave it
         for i in range(x.size):
             out[i] = vecmath.log1p(vecmath.exp(-x[i] * x[i]) * vecmath.tanh(x[i]))
 
     args = (np.ones(64, np.float32), np.empty(64, np.float32))
-    before = numba.njit(affine)
+    before = numba.njit(_long_body)
     before(*args)
     with kernel_options():
-        inside = numba.njit(affine)
+        inside = numba.njit(_long_body)
         inside(*args)
-    after = numba.njit(affine)
+    np.testing.assert_allclose(args[1], np.log1p(np.exp(-1.0) * np.tanh(1.0)), rtol=1e-6)
+    after = numba.njit(_long_body)
     after(*args)
+    return before, inside, after
+
+
+def test_kernel_compiles_interleave_their_vectorised_loops():
+    """Inside kernel_options, LLVM unrolls a vectorised loop into INTERLEAVE vectors per
+    step (more vector loads than LLVM's own choice gives a long body), and outside it a
+    user's Numba code keeps LLVM's defaults."""
+    def vector_loads(fn):
+        asm = "\n".join(fn.inspect_asm().values())
+        return len(re.findall(r"vmovu[a-z]*\s+-?\w*\(%\w+,%\w+,\d\),\s*%[xyz]mm", asm))
+
+    before, inside, after = _compiled_around_kernel_options()
     assert vector_loads(inside) > vector_loads(before) == vector_loads(after) > 0
 
 
@@ -522,27 +530,12 @@ def test_kernel_compiles_prefer_wide_vectors_where_the_machine_has_them():
     machine (LLVM's tuning for Intel's AVX-512 servers prefers 256 bits); a user's Numba code
     compiled after keeps LLVM's choice."""
     import llvmlite.binding
-    import numba
-    from astjax.backends import vecmath
-    from astjax.backends.numba import kernel_options
     from astjax.backends.numba.llvm_options import VECTOR_WIDTH
 
     def registers(fn, kind):
         return len(re.findall(rf"%{kind}mm\d+", "\n".join(fn.inspect_asm().values())))
 
-    def affine(x, out):
-        for i in range(x.size):
-            out[i] = vecmath.log1p(vecmath.exp(-x[i] * x[i]) * vecmath.tanh(x[i]))
-
-    args = (np.ones(64, np.float32), np.empty(64, np.float32))
-    before = numba.njit(affine)
-    before(*args)
-    with kernel_options():
-        inside = numba.njit(affine)
-        inside(*args)
-    np.testing.assert_allclose(args[1], np.log1p(np.exp(-1.0) * np.tanh(1.0)), rtol=1e-6)
-    after = numba.njit(affine)
-    after(*args)
+    before, inside, after = _compiled_around_kernel_options()
     assert registers(after, "z") == registers(before, "z")
     assert registers(after, "y") == registers(before, "y")
     if "+avx512f" not in llvmlite.binding.get_host_cpu_features().flatten():
