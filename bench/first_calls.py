@@ -9,7 +9,6 @@ Prints each case's first call (seconds) and its ratio to JAX's in the same round
 median of the rounds' time ratios that compare.py would quote.
 """
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -18,21 +17,14 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SHARED_RUN = os.path.join(HERE, "..", "..", "shared", "bench", "run.py")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "shared", "bench"))
+import compare  # noqa: E402  (the shared bench's runner of run.py)
 
 
 def run(impl: str, cases: list, cache: str) -> dict:
-    env = dict(os.environ, ASTJAX_BENCH_IMPL=impl, ASTJAX_CACHE_DIR=cache)
-    proc = subprocess.run([sys.executable, SHARED_RUN, *cases], env=env,
-                          capture_output=True, text=True)
-    rows = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("{"):
-            row = json.loads(line)
-            rows[row["case"]] = row
-    if not rows:
-        sys.stderr.write(proc.stderr[-3000:])
-    return rows
+    """compare.py's run of one implementation (case -> its row), with `cache` as the cache."""
+    os.environ["ASTJAX_CACHE_DIR"] = cache  # (compare.run passes our environment on)
+    return compare.run(impl, cases)
 
 
 def experiment(rounds: int, cases: list) -> dict:

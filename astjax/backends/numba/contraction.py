@@ -1,5 +1,6 @@
 """Lowerings of dot_general and einsum: batched matrix products through BLAS where the dtype
-allows (gemm from blas_runtime, np.dot's gemv for a product with a vector), loops otherwise."""
+allows (gemm from blas_runtime; np.dot's gemv for a large product with a vector, see
+`_large`), loops otherwise."""
 import math
 
 import numpy as np
@@ -158,7 +159,7 @@ def _flag(transposed) -> str:
 
 def _vector_product(a, aa, a_groups, b, ba, b_groups, left, right):
     """np.dot's text for a product with a vector, or a matrix of one row or column (BLAS's
-    gemv: cheaper than a product of matrices); None for a product of matrices."""
+    gemv: cheaper than a product of matrices when large); None for a product of matrices."""
     def text(operand):
         return operand[0] + ".T" * operand[1]
     if aa.ndim == 1 or ba.ndim == 1:
