@@ -122,6 +122,40 @@ def test_a_close_call_is_timed_over_more_calls(hot_at_once, own_cache, monkeypat
     assert f"(fastest of {calls})" in caplog.text, caplog.text
 
 
+def test_each_tier_is_timed_in_runs_whose_first_call_is_not_timed(hot_at_once, own_cache,
+                                                                 monkeypatch):
+    """While timing, calls go to one tier `RUN` at a time, and the first call of each run is
+    not timed (the other tier's worker threads may still be busy)."""
+    astjax.clear_caches()
+    calls = []  # per tuning call: (the tier it ran on, whether it was timed)
+    tuning_call = tiered.Tiered._tuning_call
+
+    def watched(self, args):
+        if not getattr(self.numba, "watched", False):
+            kernel = self.numba
+
+            def numba(*a):
+                calls[-1][0] = "numba"
+                return kernel(*a)
+            numba.watched = True
+            self.numba = numba
+        before = len(self.trials["first"]) + len(self.trials["numba"])
+        calls.append(["first", None])
+        out = tuning_call(self, args)
+        calls[-1][1] = len(self.trials["first"]) + len(self.trials["numba"]) > before
+        return out
+
+    monkeypatch.setattr(tiered.Tiered, "_tuning_call", watched)
+    q = np.linspace(0.0, 2.0, 18).reshape(6, 3)
+    g = astjax.jit(astjax.grad(total_energy), backend="auto")
+    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
+    tier = settle(g, (q,), expected)
+    assert tier.numba is not None and len(calls) >= 2 * tiered.RUN * 2, calls
+    for turn, (where, timed) in enumerate(calls):
+        assert where == ("numba" if turn // tiered.RUN % 2 == 0 else "first"), calls
+        assert timed == (turn % tiered.RUN != 0), calls
+
+
 def printing(x):
     astjax.debug.print("x = {}", x)
     return x * 2.0

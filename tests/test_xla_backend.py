@@ -245,16 +245,20 @@ def test_without_jax_one_device_runs_and_callbacks_are_refused_clearly(tmp_path)
 
 def test_aligned_inputs_are_aliased_and_misaligned_ones_copied():
     """The CPU client aliases 64-byte-aligned host memory; NumPy's 16-byte-aligned arrays are
-    copied at the call (asking jaxlib to alias them copies too, more slowly)."""
+    copied by jaxlib (on its own threads), and a call reads what they held."""
     from astjax.backends.xla import client
     device = client.devices()[0]
     memory = np.zeros(2 * 4096 + 256, np.uint8)
     start = (-memory.ctypes.data) % client.ALIGNMENT
     aligned = memory[start:start + 4096].view(np.float32)
     misaligned = memory[start + 4096 + 16:start + 2 * 4096 + 16].view(np.float32)
+    misaligned[:] = np.arange(1024.0, dtype=np.float32)
     assert client.put_array(aligned, device).unsafe_buffer_pointer() == aligned.ctypes.data
     copied = client.put_array(misaligned, device)
+    assert copied.unsafe_buffer_pointer() % client.ALIGNMENT == 0
     assert copied.unsafe_buffer_pointer() != misaligned.ctypes.data
-    misaligned[:] = np.arange(1024.0, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(copied), misaligned)
     f = astjax.jit(lambda x, y: x * 2.0 + y, backend="xla")
+    np.testing.assert_array_equal(f(misaligned, aligned), misaligned * 2.0)
+    misaligned += 1.0
     np.testing.assert_array_equal(f(misaligned, aligned), misaligned * 2.0)

@@ -29,8 +29,13 @@ log = logging.getLogger("astjax")
 
 HOT_CALLS = 10      # a function called this often is worth a Numba kernel...
 HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
-TRIALS = 5          # timed calls per tier before choosing (after one to warm up)...
+TRIALS = 4          # timed calls per tier before choosing...
 CLOSE_TRIALS = 10   # ...and up to this many when the two are a close call (record.CLOSE)
+# While timing, calls go to one tier RUN at a time and the first of each run is not timed:
+# after a call, a tier's worker threads spin for a while, and the other tier's call would pay
+# for them (alternating call by call, an MLP's gradient read 3.9 ms a call on its Numba
+# kernel, which takes 2.8 ms when called alone, and the choice went to XLA).
+RUN = 3
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
 LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
@@ -62,6 +67,7 @@ class Tiered:
         self.generated = self.job = None
         self.stage, self.calls, self.seconds = "first", 0, 0.0
         self.trials: dict = {"first": [], "numba": []}
+        self._turn = 0             # the tuning calls made so far
         self.winner = None
         self.settled = None        # the callable serving every call, once there is one
         self._moving = threading.Lock()  # held by the thread changing the stage
@@ -338,23 +344,24 @@ class Tiered:
     # ------------------------------------------------------------ choosing
     def _tuning_call(self, args):
         first, numba = self.trials["first"], self.trials["numba"]
-        use_numba = len(numba) <= len(first) and self._numba_serves(args)
+        turn, self._turn = self._turn, self._turn + 1
+        use_numba = turn // RUN % 2 == 0 and self._numba_serves(args)
         start, compiled = time.perf_counter(), self._compiles
         out = _ready(self.numba(*args) if use_numba else self._first_call(args))
-        if self._compiles == compiled:  # (a call that compiled is not timed)
+        if turn % RUN and self._compiles == compiled:  # (a call that compiled is not timed)
             (numba if use_numba else first).append(time.perf_counter() - start)
-        if len(first) > TRIALS and len(numba) > TRIALS:  # (each tier's first call warms up)
+        if len(first) >= TRIALS and len(numba) >= TRIALS:
             # the fastest call of each: other work on the machine only slows calls down (a
             # parallel kernel more than a serial one), so a median taken while something else
             # runs can crown the slower tier for good
-            t_first, t_numba = min(first[1:]), min(numba[1:])
+            t_first, t_numba = min(first), min(numba)
             close = max(t_first, t_numba) < record.CLOSE * min(t_first, t_numba)
-            if close and len(first) <= CLOSE_TRIALS:  # (more calls: the fastest gets truer)
+            if close and len(first) < CLOSE_TRIALS:  # (more calls: the fastest gets truer)
                 return out
             winner = "numba" if t_numba < t_first else self.first
             self._settle(winner, f"{t_numba * 1e3:.3g} ms per call on numba, "
                                  f"{t_first * 1e3:.3g} ms on {self.first} "
-                                 f"(fastest of {len(first) - 1})")
+                                 f"(fastest of {len(first)})")
             record.write(self.record_key, {"winner": winner, "numba_s": t_numba,
                                            f"{self.first}_s": t_first,
                                            "module": self.generated.path})
