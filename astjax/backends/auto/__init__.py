@@ -8,10 +8,11 @@ is ready, and settles on the fastest one.
   kernel is compiled in a separate process (`background.py`) into Numba's disk cache: Numba's
   compiler is Python, and in a thread it would hold the caller's GIL for seconds.
 - When the kernel is ready its first result is compared with XLA's (`tiered.disagreement`:
-  beyond the tolerance it is dropped, with one warning); then calls alternate between the tiers,
-  timed, and the faster wins (by each tier's fastest call: a busy machine only slows calls).
+  beyond the tolerance it is dropped, with one warning); then calls go to each tier in turn,
+  in runs of three whose first call is not timed (the other tier's threads may still spin),
+  and the faster wins (by each tier's fastest call: a busy machine only slows calls).
   The choice is written beside the cached code (`record.py`), so a new process starts on the
-  winner without timing again, unless the two were within 25% of each other.
+  winner without timing again, unless the two were within 10% of each other (`RETIME`).
 - A function with effects (`debug.print`) or collectives across processes stays on its first
   tier: running it twice, or on different tiers in different ranks, would change what it does.
 - While this process compiles in the foreground (the front end, a first call's XLA compile),

@@ -5,7 +5,7 @@ function is not hot; where one NumPy call costs less than XLA's compile, NumPy a
 sizes while XLA compiles them in a thread, and where it does not but the compile is long, an
 XLA executable compiled without LLVM's optimisation answers instead), `compiling` (the Numba
 kernel is compiled in another process), `tuning` (the kernel agreed with the first tier on a
-real call; calls alternate between the two, timed) and `settled` (the winner runs every call;
+real call; calls go to each in turn, in timed runs) and `settled` (the winner runs every call;
 a call whose sizes break a fact the kernel relies on still goes to the first tier).
 """
 import logging
