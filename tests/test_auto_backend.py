@@ -156,6 +156,65 @@ def test_each_tier_is_timed_in_runs_whose_first_call_is_not_timed(hot_at_once, o
         assert timed == (turn % tiered.RUN != 0), calls
 
 
+def tanh_energy(w, x):
+    return jnp.mean(jnp.tanh(x @ w) ** 2)
+
+
+def _tanh_energy_grad(w, x):
+    t = np.tanh(x @ w)
+    return x.T @ (2.0 * t * (1.0 - t * t)) / t.size
+
+
+def test_sizes_of_another_size_class_get_a_kernel_of_their_own(hot_at_once, own_cache,
+                                                                 monkeypatch):
+    """The kernel made at 2 rows takes choices by size (its product of x.T with a 2-row
+    matrix is written as loops); 40 rows are in another class: the first kernel serves them
+    (right for every size) while theirs compiles, then theirs does. Every result is NumPy's."""
+    astjax.clear_caches()
+
+    def settle_on_numba(self, args):
+        self._settle("numba", "chosen by the test")
+        return self.numba(*args)
+    monkeypatch.setattr(tiered.Tiered, "_tuning_call", settle_on_numba)
+    g = astjax.jit(astjax.grad(tanh_energy), backend="auto")
+    w = np.linspace(-0.5, 0.5, 64 * 8).reshape(64, 8)
+    small, large = (np.linspace(-1.0, 1.0, n * 64).reshape(n, 64) for n in (2, 40))
+    tier = settle(g, (w, small), _tanh_energy_grad(w, small))
+    assert tier.winner == "numba" and any(f.choice for f in tier.numba_facts.items)
+    end = time.monotonic() + 240.0
+    while not tier.classes and time.monotonic() < end:
+        np.testing.assert_allclose(g(w, large), _tanh_energy_grad(w, large), rtol=1e-9)
+        time.sleep(0.01)
+    assert len(tier.classes) == 1, "no kernel for the second size class"
+    facts, kernel = tier.classes[0]
+    np.testing.assert_allclose(g(w, large), _tanh_energy_grad(w, large), rtol=1e-9)
+    np.testing.assert_allclose(g(w, small), _tanh_energy_grad(w, small), rtol=1e-9)
+    sizes_large = tuple(s for s in (64, 8, 40, 64))
+    assert kernel is not tier.numba and kernel in tier._class_of.values()
+    assert tier._class_of.get(sizes_large, kernel) is kernel
+
+
+def test_sizes_that_vary_while_timing_settle_on_the_numba_kernel(hot_at_once, own_cache,
+                                                                  caplog, monkeypatch):
+    """Each new size costs XLA a compile and the Numba kernel nothing: a function called with
+    new sizes while its tiers are timed settles on Numba."""
+    caplog.set_level("INFO", logger="astjax")
+    monkeypatch.setattr(tiered, "LIGHT_SHARE", 0.0)  # (XLA compiles in the caller's thread)
+    astjax.clear_caches()
+    g = astjax.jit(astjax.grad(tanh_energy), backend="auto")
+    w = np.linspace(-0.5, 0.5, 64 * 8).reshape(64, 8)
+    end, n = time.monotonic() + 240.0, 3
+    while time.monotonic() < end:
+        x = np.linspace(-1.0, 1.0, n * 64).reshape(n, 64)
+        np.testing.assert_allclose(g(w, x), _tanh_energy_grad(w, x), rtol=1e-9)
+        if g.last.call.stage == "settled":
+            break
+        n += 1
+        time.sleep(0.01)
+    assert g.last.call.winner == "numba", g.last.call.stage
+    assert "while timing; the Numba kernel serves every size" in caplog.text, caplog.text
+
+
 def printing(x):
     astjax.debug.print("x = {}", x)
     return x * 2.0

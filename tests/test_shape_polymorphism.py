@@ -8,7 +8,7 @@ import pytest
 
 import astjax
 import astjax.numpy as jnp
-from astjax.core.dims import DimExpr, Facts, Symbol, recording
+from astjax.core.dims import DimExpr, Facts, Symbol, by_size, recording
 from astjax.errors import ShapeError
 
 
@@ -135,6 +135,23 @@ def test_algebra_decides_what_holds_for_every_size():
         assert int(n) == 8
     assert [str(f) for f in facts.items] == ["x.shape[0] == y.shape[0]", "x.shape[0] == 8"]
     assert facts.items[0].check({}) and not facts.items[0].check({n.symbols().pop(): 3})
+
+
+def test_a_choice_by_size_class_is_marked_and_a_fact_relied_on_is_not():
+    """by_size's facts are choices (code made with them is right for every size); the same
+    comparison asked outright is relied on, and that wins over the choice."""
+    n = DimExpr.of(Symbol("x.shape[0]", "x_dim0", 8))
+    facts = Facts(where=lambda: "here")
+    with recording(facts):
+        assert by_size(lambda: n * 4 < 64) and not by_size(lambda: n > 100)
+        assert [(str(f), f.choice, f.where) for f in facts.items] == [
+            ("4 * x.shape[0] < 64", True, "here"), ("not (x.shape[0] > 100)", True, "here")]
+        assert n * 4 < 64
+    assert [(str(f), f.choice) for f in facts.items] == [
+        ("4 * x.shape[0] < 64", False), ("not (x.shape[0] > 100)", True)]
+    with recording(Facts(choices=False)) as ahead:
+        assert by_size(lambda: n < 64)
+    assert ahead.items == []
 
 
 def test_numba_compiles_once_for_many_lengths(compilations):

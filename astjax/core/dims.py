@@ -18,6 +18,7 @@ broadcasting and emptiness depend on them) are decided without a fact: `x.shape[
 `range`, `np.zeros(d)`) records `d == witness`.
 """
 import contextlib
+import dataclasses
 import itertools
 import operator
 import threading
@@ -52,6 +53,9 @@ class Fact:
     op: str            # "==", "<", "<="
     holds: bool
     where: object = None  # the user's SourceLoc, when known
+    # A code generator's choice by size class (`by_size`): code made with it is right for
+    # every size, only made for these ones.
+    choice: bool = False
 
     def check(self, env: dict) -> bool:
         return _OPS[self.op](self.expr.evaluate(env), 0) == self.holds
@@ -76,8 +80,12 @@ class Facts:
 
     def add(self, fact: Fact) -> None:
         key = (fact.expr.key, fact.op, fact.holds)
-        if all((f.expr.key, f.op, f.holds) != key for f in self.items):
-            self.items.append(fact)
+        for i, f in enumerate(self.items):
+            if (f.expr.key, f.op, f.holds) == key:
+                if f.choice and not fact.choice:  # (relied on now, not only chosen by)
+                    self.items[i] = fact
+                return
+        self.items.append(fact)
 
 
 @contextlib.contextmanager
@@ -352,7 +360,22 @@ def by_size(decide) -> bool:
     if stack and not stack[-1].choices:
         with recording(Facts()):  # decided, not kept
             return bool(decide())
-    return bool(decide())
+    if not stack:
+        return bool(decide())
+    outer = stack[-1]
+    with recording(Facts(items=list(outer.items), where=outer.where)) as asked:
+        decided = bool(decide())  # (seeded with what is known: the same decision)
+    for fact in asked.items[len(outer.items):]:
+        outer.add(dataclasses.replace(fact, choice=True))
+    return decided
+
+
+def choices_kept() -> bool:
+    """Whether a code generator may make code for the witness's sizes alone (under jit, each
+    call's sizes are checked against the facts it records; ahead of time, one code serves
+    every size)."""
+    stack = _stack()
+    return bool(stack) and stack[-1].choices
 
 
 def single_symbol(d):

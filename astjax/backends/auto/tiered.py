@@ -36,6 +36,7 @@ CLOSE_TRIALS = 10   # ...and up to this many when the two are a close call (reco
 # for them (alternating call by call, an MLP's gradient read 3.9 ms a call on its Numba
 # kernel, which takes 2.8 ms when called alone, and the choice went to XLA).
 RUN = 3
+MAX_CLASSES = 4     # Numba kernels per function for its sizes' classes, the first one included
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
 LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
@@ -62,12 +63,21 @@ class Tiered:
         # What the specialisation knows of sizes (`x.shape[0] == 2`, so a 2-vector can live
         # in scalars) seeds what the Numba kernel relies on; it adds its own choices.
         known = current_facts()
-        self.numba_facts = Facts(items=list(known.items) if known is not None else [])
+        self.specialised = list(known.items) if known is not None else []
+        self.numba_facts = Facts(items=list(self.specialised))
         self._facts_by_sizes: dict = {}  # sizes -> whether they keep those facts
+        self._required_by_sizes: dict = {}  # ...and those its code relies on
+        # Kernels for sizes in other size classes than the first kernel's (see `_other_class`)
+        self.classes: list = []    # (its facts, its kernel)
+        self._class_of: dict = {}  # sizes -> the kernel serving them (None: the first one's)
+        self._class_job = None     # (Job, Generated, Facts) compiling one now
+        self._class_ready = None   # (kernel, Facts) compiled, waiting for a call to check it
+        self.pinned_classes = False  # no more of them (one failed or disagreed)
         self.generated = self.job = None
         self.stage, self.calls, self.seconds = "first", 0, 0.0
         self.trials: dict = {"first": [], "numba": []}
         self._turn = 0             # the tuning calls made so far
+        self._tuning_compiles = 0  # ...and those of them the first tier compiled for
         self.winner = None
         self.settled = None        # the callable serving every call, once there is one
         self._moving = threading.Lock()  # held by the thread changing the stage
@@ -264,7 +274,19 @@ class Tiered:
         return self._numpy
 
     def _numba_serves(self, args) -> bool:
-        return self.numba is not None and self._facts_hold(args)
+        return self.numba is not None and self._required_hold(args)
+
+    def _required_hold(self, args) -> bool:
+        """Whether these arguments' sizes keep every fact the Numba kernel's code relies on
+        (its choices by size class aside: made for other sizes, it is still right)."""
+        if not self.numba_facts.items:
+            return True
+        sizes = sizes_of(self.sources, args)
+        holds = self._required_by_sizes.get(sizes)
+        if holds is None:
+            holds = self._required_by_sizes[sizes] = _all_hold(
+                self.numba_facts.items, size_env(self.sources, sizes), required=True)
+        return holds
 
     def _facts_hold(self, args) -> bool:
         """Whether these arguments' sizes keep every fact the Numba kernel relies on."""
@@ -286,6 +308,9 @@ class Tiered:
             holds = self._facts_by_sizes.get(sizes_of(self.sources, args))
             if holds or (holds is None and self._facts_hold(args)):
                 return self.numba(*args)
+            kernel = self._other_class(args)
+            if kernel is not None:
+                return kernel(*args)
         if self.first == "xla" and self._xla and sizes_of(self.sources, args) not in self._xla:
             # Sizes vary: where XLA would compile again, the Numba kernel (one for every
             # length) serves at once, or is made to.
@@ -298,6 +323,115 @@ class Tiered:
                         self._start_numba(args)
                 return out
         return self._first_call(args)
+
+    # ------------------------------------------------------------ other size classes
+    def _other_class(self, args):
+        """The kernel for sizes the first kernel was not made for: the one made for their
+        size class; else, while that one compiles in the background, the first kernel where
+        only its choices by size class fail (a parallel loop or not, BLAS or loops: its code
+        is right for every size). None where no kernel may serve them (a size the first
+        kernel holds as a value): the first tier serves them."""
+        sizes = sizes_of(self.sources, args)
+        known = self._class_of.get(sizes)
+        if known is not None and self._class_job is None and self._class_ready is None:
+            return known or None
+        env = size_env(self.sources, sizes)
+        kernel = next((k for facts, k in self.classes if _all_hold(facts.items, env)), None)
+        if kernel is None and self._moving.acquire(blocking=False):
+            try:
+                kernel = self._make_class(args, env)
+            finally:
+                self._moving.release()
+        if kernel is None and self._required_hold(args):
+            kernel = self.numba
+        self._class_of[sizes] = kernel or False
+        return kernel
+
+    def _make_class(self, args, env):
+        """Start, collect or check the compile of a kernel for another size class; that
+        kernel once it has agreed with the first kernel (or the first tier) on a call of its
+        class, else None."""
+        if self._class_ready is not None:
+            kernel, facts = self._class_ready
+            if not _all_hold(facts.items, env):
+                return None  # (it is checked on a call of its class)
+            self._class_ready = None
+            if _all_hold(self.numba_facts.items, env, required=True):
+                expected = self.numba(*args)
+            else:
+                expected = self._first_call(args)
+            reason = disagreement(kernel(*args), expected)
+            if reason is not None:
+                self._no_classes(f"its result differs: {reason}")
+                return None
+            self._add_class(facts, kernel)
+            return kernel
+        if self._class_job is not None:
+            job, generated, facts = self._class_job
+            outcome = job.outcome()
+            if outcome is None:
+                return None
+            self._class_job = None
+            if not outcome["ok"]:
+                self._no_classes(outcome.get("error", "it did not compile"))
+                return None
+            from astjax.backends import numba as backend
+            try:
+                self._class_ready = backend.load(generated, self.func), facts
+            except Exception as error:
+                self._no_classes(error)
+                return None
+            return self._make_class(args, env)
+        if self.pinned or self.pinned_classes or self.generated is None \
+                or len(self.classes) + 1 >= MAX_CLASSES:
+            return None
+        from astjax.backends import numba as backend
+        try:
+            facts = Facts(items=list(self.specialised))
+            generated = self._generated_for(sizes_of(self.sources, args), facts)
+            if generated.path == self.generated.path:  # the same code: the same kernel
+                self._add_class(facts, self.numba)
+                return self.numba
+            job = Job(generated, backend.kernel_signature(self.func, args))
+            how = job.start()
+        except Exception as error:
+            self._no_classes(error)
+            return None
+        self._class_job = job, generated, facts
+        log.info("%s: sizes %s are in another size class than its Numba kernel's: %s",
+                 self.name, sizes_of(self.sources, args), how)
+        return None
+
+    def _generated_for(self, sizes, facts: Facts):
+        """The Numba module for these sizes' class: made with them as the sizes' witnesses,
+        by which the code generator chooses."""
+        from astjax.backends import numba as backend
+        symbols = [source[0] for source in self.sources]
+        witnesses = [symbol.witness for symbol in symbols]
+        try:
+            for symbol, size in zip(symbols, sizes):
+                symbol.witness = int(size)
+            with recording(facts):
+                return backend.generate(self.func, self.origin)
+        finally:
+            for symbol, witness in zip(symbols, witnesses):
+                symbol.witness = witness
+
+    def _add_class(self, facts: Facts, kernel) -> None:
+        self.classes.append((facts, kernel))
+        self._class_of.clear()
+        log.info("%s: its Numba kernels now serve %d size classes", self.name,
+                 len(self.classes) + 1)
+
+    def _no_classes(self, reason) -> None:
+        """No kernels for other size classes from now on, with one warning: the first kernel
+        (where it may) and the first tier serve those sizes."""
+        if isinstance(reason, Exception):
+            reason = f"{type(reason).__name__}: {(str(reason).strip().splitlines() or [''])[0]}"
+        warnings.warn(f"astjax: {self.name}: no Numba kernel for another size class "
+                      f"({reason}); {self.first} serves those sizes", stacklevel=6)
+        self._class_job = self._class_ready = None
+        self.pinned_classes = True
 
     # ------------------------------------------------------------ Numba in the background
     def _start_numba(self, args) -> None:
@@ -318,7 +452,7 @@ class Tiered:
 
     def _poll(self, args, first_out) -> None:
         outcome = self.job.outcome()
-        if outcome is None or outcome["ok"] and not self._facts_hold(args):
+        if outcome is None or outcome["ok"] and not self._required_hold(args):
             return  # (the kernel is checked on a call it serves)
         if not outcome["ok"]:
             self._drop("numba", outcome.get("error", "it did not compile"))
@@ -350,6 +484,15 @@ class Tiered:
         out = _ready(self.numba(*args) if use_numba else self._first_call(args))
         if turn % RUN and self._compiles == compiled:  # (a call that compiled is not timed)
             (numba if use_numba else first).append(time.perf_counter() - start)
+        elif self._compiles != compiled:
+            self._tuning_compiles += 1
+            if self._tuning_compiles >= TRIALS and numba:
+                # sizes that vary: the first tier compiles for each, one kernel serves them all
+                self._settle("numba", f"{self.first} compiled {self._tuning_compiles} sizes "
+                                      f"while timing; the Numba kernel serves every size")
+                record.write(self.record_key, {"winner": "numba", "numba_s": min(numba),
+                                               "module": self.generated.path})
+                return out
         if len(first) >= TRIALS and len(numba) >= TRIALS:
             # the fastest call of each: other work on the machine only slows calls down (a
             # parallel kernel more than a serial one), so a median taken while something else
@@ -431,6 +574,12 @@ def _equations(func: Func):
         yield eqn
         for sub in sub_funcs(eqn):
             yield from _equations(sub)
+
+
+def _all_hold(facts, env, required: bool = False) -> bool:
+    """Whether every fact holds for these sizes (`required`: every one code relies on, not
+    the choices by size class)."""
+    return all(f.check(env) for f in facts if not (required and f.choice))
 
 
 def _ready(out):

@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 from astjax.core.avals import AVal
-from astjax.core.dims import DimExpr, by_size, known_equal, pinned, single_symbol, spelling
+from astjax.core.dims import DimExpr, choices_kept, known_equal, pinned, single_symbol, spelling
 from astjax.core.ir import Func, Lit, Var
 from astjax.core.printer import Namer, RESERVED
 from astjax.core.table import get
@@ -91,10 +91,10 @@ def _last_axis_sizes(func: Func) -> set:
 
 
 def _pin(d):
-    """d's value when it is small and pinning it is recorded as a fact (under jit, not ahead
-    of time, where one kernel serves every size), else None."""
+    """d's value when it is small and pinning it is recorded as a fact the kernel relies on
+    (under jit, not ahead of time, where one kernel serves every size), else None."""
     value = d.witness
-    if not 2 <= value <= PINNED_AXIS or not by_size(lambda: d == value):
+    if not 2 <= value <= PINNED_AXIS or not choices_kept() or not d == value:
         return None
     return pinned(d)
 
