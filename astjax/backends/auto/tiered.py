@@ -72,7 +72,7 @@ class Tiered:
         self._class_of: dict = {}  # sizes -> the kernel serving them (None: the first one's)
         self._class_job = None     # (Job, Generated, Facts) compiling one now
         self._class_ready = None   # (kernel, Facts) compiled, waiting for a call to check it
-        self.pinned_classes = False  # no more of them (one failed or disagreed)
+        self.no_more_classes = False  # (one failed or disagreed)
         self.generated = self.job = None
         self.stage, self.calls, self.seconds = "first", 0, 0.0
         self.trials: dict = {"first": [], "numba": []}
@@ -382,7 +382,7 @@ class Tiered:
                 self._no_classes(error)
                 return None
             return self._make_class(args, env)
-        if self.pinned or self.pinned_classes or self.generated is None \
+        if self.pinned or self.no_more_classes or self.generated is None \
                 or len(self.classes) + 1 >= MAX_CLASSES:
             return None
         from astjax.backends import numba as backend
@@ -431,7 +431,7 @@ class Tiered:
         warnings.warn(f"astjax: {self.name}: no Numba kernel for another size class "
                       f"({reason}); {self.first} serves those sizes", stacklevel=6)
         self._class_job = self._class_ready = None
-        self.pinned_classes = True
+        self.no_more_classes = True
 
     # ------------------------------------------------------------ Numba in the background
     def _start_numba(self, args) -> None:
