@@ -194,6 +194,32 @@ def test_sizes_of_another_size_class_get_a_kernel_of_their_own(hot_at_once, own_
     assert tier._class_of[sizes_of(tier.sources, (w, large))] is kernel  # (it ran that call)
 
 
+def test_a_pinned_size_of_another_value_gets_its_own_kernel_checked_against_xla(
+        hot_at_once, own_cache, monkeypatch):
+    """A kernel that holds a point's 3 coordinates as a value cannot serve 2: XLA does, while
+    a kernel for 2 compiles; that one is checked against XLA's result, then serves."""
+    astjax.clear_caches()
+
+    def settle_on_numba(self, args):
+        self._settle("numba", "chosen by the test")
+        return self.numba(*args) if self._numba_serves(args) else self._first_call(args)
+    monkeypatch.setattr(tiered.Tiered, "_tuning_call", settle_on_numba)
+    g = astjax.jit(astjax.grad(total_energy), backend="auto")
+    reference = astjax.jit(astjax.grad(total_energy), backend="numpy")
+    in_3d, in_2d = np.linspace(0.0, 2.0, 30).reshape(10, 3), np.linspace(0.0, 2.0, 20).reshape(10, 2)
+    tier = settle(g, (in_3d,), reference(in_3d))
+    assert any(str(f) == "q.shape[1] == 3" and not f.choice for f in tier.numba_facts.items)
+    end = time.monotonic() + 240.0
+    while not tier.classes and time.monotonic() < end:
+        np.testing.assert_allclose(g(in_2d), reference(in_2d), rtol=1e-9, atol=1e-12)
+        time.sleep(0.01)
+    assert len(tier.classes) == 1, "no kernel for 2 coordinates"
+    from astjax.core.concretize import sizes_of
+    for q in (in_2d, in_3d):
+        np.testing.assert_allclose(g(q), reference(q), rtol=1e-9, atol=1e-12)
+    assert tier._class_of[sizes_of(tier.sources, (in_2d,))] is tier.classes[0][1]
+
+
 def test_sizes_that_vary_while_timing_settle_on_the_numba_kernel(hot_at_once, own_cache,
                                                                   caplog, monkeypatch):
     """Each new size costs XLA a compile and the Numba kernel nothing: a function called with
