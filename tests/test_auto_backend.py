@@ -165,17 +165,21 @@ def _tanh_energy_grad(w, x):
     return x.T @ (2.0 * t * (1.0 - t * t)) / t.size
 
 
+@pytest.fixture
+def numba_chosen(monkeypatch):
+    """The Numba kernel wins the timing at once (where its code may serve the call)."""
+    def settle_on_numba(self, args):
+        self._settle("numba", "chosen by the test")
+        return self.numba(*args) if self._numba_serves(args) else self._first_call(args)
+    monkeypatch.setattr(tiered.Tiered, "_tuning_call", settle_on_numba)
+
+
 def test_sizes_of_another_size_class_get_a_kernel_of_their_own(hot_at_once, own_cache,
-                                                                 monkeypatch):
+                                                                 numba_chosen):
     """The kernel made at 2 rows takes choices by size (its product of x.T with a 2-row
     matrix is written as loops); 40 rows are in another class: the first kernel serves them
     (right for every size) while theirs compiles, then theirs does. Every result is NumPy's."""
     astjax.clear_caches()
-
-    def settle_on_numba(self, args):
-        self._settle("numba", "chosen by the test")
-        return self.numba(*args)
-    monkeypatch.setattr(tiered.Tiered, "_tuning_call", settle_on_numba)
     g = astjax.jit(astjax.grad(tanh_energy), backend="auto")
     w = np.linspace(-0.5, 0.5, 64 * 8).reshape(64, 8)
     small, large = (np.linspace(-1.0, 1.0, n * 64).reshape(n, 64) for n in (2, 40))
@@ -195,15 +199,10 @@ def test_sizes_of_another_size_class_get_a_kernel_of_their_own(hot_at_once, own_
 
 
 def test_a_pinned_size_of_another_value_gets_its_own_kernel_checked_against_xla(
-        hot_at_once, own_cache, monkeypatch):
+        hot_at_once, own_cache, numba_chosen):
     """A kernel that holds a point's 3 coordinates as a value cannot serve 2: XLA does, while
     a kernel for 2 compiles; that one is checked against XLA's result, then serves."""
     astjax.clear_caches()
-
-    def settle_on_numba(self, args):
-        self._settle("numba", "chosen by the test")
-        return self.numba(*args) if self._numba_serves(args) else self._first_call(args)
-    monkeypatch.setattr(tiered.Tiered, "_tuning_call", settle_on_numba)
     g = astjax.jit(astjax.grad(total_energy), backend="auto")
     reference = astjax.jit(astjax.grad(total_energy), backend="numpy")
     in_3d, in_2d = np.linspace(0.0, 2.0, 30).reshape(10, 3), np.linspace(0.0, 2.0, 20).reshape(10, 2)
