@@ -69,7 +69,7 @@ class Tiered:
         self._required_by_sizes: dict = {}  # ...and those its code relies on
         # Kernels for sizes in other size classes than the first kernel's (see `_other_class`)
         self.classes: list = []    # (its facts, its kernel)
-        self._class_of: dict = {}  # sizes -> the kernel serving them (None: the first one's)
+        self._class_of: dict = {}  # sizes -> the kernel serving them (False: none may)
         self._class_job = None     # (Job, Generated, Facts) compiling one now
         self._class_ready = None   # (kernel, Facts) compiled, waiting for a call to check it
         self.no_more_classes = False  # (one failed or disagreed)
@@ -274,30 +274,20 @@ class Tiered:
         return self._numpy
 
     def _numba_serves(self, args) -> bool:
-        return self.numba is not None and self._required_hold(args)
+        return self.numba is not None and self._facts_hold(args, required=True)
 
-    def _required_hold(self, args) -> bool:
-        """Whether these arguments' sizes keep every fact the Numba kernel's code relies on
-        (its choices by size class aside: made for other sizes, it is still right)."""
+    def _facts_hold(self, args, required: bool = False) -> bool:
+        """Whether these arguments' sizes keep every fact the Numba kernel was made with
+        (`required`: those its code relies on, its choices by size class aside: made for other
+        sizes, it is still right)."""
         if not self.numba_facts.items:
             return True
+        by_sizes = self._required_by_sizes if required else self._facts_by_sizes
         sizes = sizes_of(self.sources, args)
-        holds = self._required_by_sizes.get(sizes)
+        holds = by_sizes.get(sizes)
         if holds is None:
-            holds = self._required_by_sizes[sizes] = _all_hold(
-                self.numba_facts.items, size_env(self.sources, sizes), required=True)
-        return holds
-
-    def _facts_hold(self, args) -> bool:
-        """Whether these arguments' sizes keep every fact the Numba kernel relies on."""
-        if not self.numba_facts.items:
-            return True
-        sizes = sizes_of(self.sources, args)
-        holds = self._facts_by_sizes.get(sizes)
-        if holds is None:
-            env = size_env(self.sources, sizes)
-            holds = self._facts_by_sizes[sizes] = all(f.check(env)
-                                                      for f in self.numba_facts.items)
+            holds = by_sizes[sizes] = _all_hold(self.numba_facts.items,
+                                                size_env(self.sources, sizes), required)
         return holds
 
     def _settled_call(self, args):
@@ -339,15 +329,15 @@ class Tiered:
         kernel = next((k for facts, k in self.classes if _all_hold(facts.items, env)), None)
         if kernel is None and self._moving.acquire(blocking=False):
             try:
-                kernel = self._make_class(args, env)
+                kernel = self._make_class(args, sizes, env)
             finally:
                 self._moving.release()
-        if kernel is None and self._required_hold(args):
+        if kernel is None and self._facts_hold(args, required=True):
             kernel = self.numba
         self._class_of[sizes] = kernel or False
         return kernel
 
-    def _make_class(self, args, env):
+    def _make_class(self, args, sizes, env):
         """Start, collect or check the compile of a kernel for another size class; that
         kernel once it has agreed with the first kernel (or the first tier) on a call of its
         class, else None."""
@@ -356,7 +346,7 @@ class Tiered:
             if not _all_hold(facts.items, env):
                 return None  # (it is checked on a call of its class)
             self._class_ready = None
-            if _all_hold(self.numba_facts.items, env, required=True):
+            if self._facts_hold(args, required=True):
                 expected = self.numba(*args)
             else:
                 expected = self._first_call(args)
@@ -381,14 +371,14 @@ class Tiered:
             except Exception as error:
                 self._no_classes(error)
                 return None
-            return self._make_class(args, env)
+            return self._make_class(args, sizes, env)
         if self.pinned or self.no_more_classes or self.generated is None \
                 or len(self.classes) + 1 >= MAX_CLASSES:
             return None
         from astjax.backends import numba as backend
         try:
             facts = Facts(items=list(self.specialised))
-            generated = self._generated_for(sizes_of(self.sources, args), facts)
+            generated = self._generated_for(sizes, facts)
             if generated.path == self.generated.path:  # the same code: the same kernel
                 self._add_class(facts, self.numba)
                 return self.numba
@@ -399,7 +389,7 @@ class Tiered:
             return None
         self._class_job = job, generated, facts
         log.info("%s: sizes %s are in another size class than its Numba kernel's: %s",
-                 self.name, sizes_of(self.sources, args), how)
+                 self.name, sizes, how)
         return None
 
     def _generated_for(self, sizes, facts: Facts):
@@ -426,10 +416,9 @@ class Tiered:
     def _no_classes(self, reason) -> None:
         """No kernels for other size classes from now on, with one warning: the first kernel
         (where it may) and the first tier serve those sizes."""
-        if isinstance(reason, Exception):
-            reason = f"{type(reason).__name__}: {(str(reason).strip().splitlines() or [''])[0]}"
         warnings.warn(f"astjax: {self.name}: no Numba kernel for another size class "
-                      f"({reason}); {self.first} serves those sizes", stacklevel=6)
+                      f"({_reason_text(reason)}); {self.first} serves those sizes",
+                      stacklevel=6)
         self._class_job = self._class_ready = None
         self.no_more_classes = True
 
@@ -452,7 +441,7 @@ class Tiered:
 
     def _poll(self, args, first_out) -> None:
         outcome = self.job.outcome()
-        if outcome is None or outcome["ok"] and not self._required_hold(args):
+        if outcome is None or outcome["ok"] and not self._facts_hold(args, required=True):
             return  # (the kernel is checked on a call it serves)
         if not outcome["ok"]:
             self._drop("numba", outcome.get("error", "it did not compile"))
@@ -522,9 +511,7 @@ class Tiered:
 
     def _drop(self, tier: str, reason) -> None:
         """A tier that failed or disagreed: one warning, and the others carry on."""
-        if isinstance(reason, Exception):
-            text = (str(reason).strip().splitlines() or [""])[0]
-            reason = f"{type(reason).__name__}: {text}"
+        reason = _reason_text(reason)
         warnings.warn(f"astjax: {self.name}: the {tier} tier is dropped ({reason}); "
                       f"{'numpy' if tier == 'xla' else self.first} runs it", stacklevel=4)
         if tier == "numba":
@@ -574,6 +561,14 @@ def _equations(func: Func):
         yield eqn
         for sub in sub_funcs(eqn):
             yield from _equations(sub)
+
+
+def _reason_text(reason) -> str:
+    """Why a tier or a kernel was given up, for its warning: an exception as its type and the
+    first line of its message."""
+    if not isinstance(reason, Exception):
+        return str(reason)
+    return f"{type(reason).__name__}: {(str(reason).strip().splitlines() or [''])[0]}"
 
 
 def _all_hold(facts, env, required: bool = False) -> bool:
