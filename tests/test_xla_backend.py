@@ -243,6 +243,60 @@ def test_without_jax_one_device_runs_and_callbacks_are_refused_clearly(tmp_path)
         "needs jax" in refusal, refusal
 
 
+def _aligned(n: int) -> np.ndarray:
+    from astjax.backends.xla import client
+    memory = np.zeros(n * 4 + client.ALIGNMENT, np.uint8)
+    start = (-memory.ctypes.data) % client.ALIGNMENT
+    return memory[start:start + n * 4].view(np.float32)
+
+
+def test_an_argument_equal_to_the_last_reuses_its_buffer_and_a_changed_one_does_not():
+    """Small arrays are compared by shape, dtype and bytes; a larger aligned one by identity,
+    its buffer aliasing its memory (so a change in place is read); a misaligned one (copied
+    by jaxlib) is put at every call."""
+    from astjax.backends.xla import client
+    device = client.devices()[0]
+    args = client.Arguments(device, 2)
+    small = np.arange(8.0, dtype=np.float32)
+    first = args.buffer(0, small)
+    assert args.buffer(0, small.copy()) is first  # equal bytes: the same buffer
+    small[3] = -1.0
+    changed = args.buffer(0, small)
+    assert changed is not first
+    np.testing.assert_array_equal(np.asarray(changed), small)
+    assert args.buffer(0, small.astype(np.float64)) is not changed  # another dtype
+
+    large = _aligned(4096)
+    large[:] = 1.0
+    put = args.buffer(1, large)
+    assert args.buffer(1, large) is put
+    assert args.buffer(1, large.copy()) is not put  # another array, equal or not
+    again = args.buffer(1, large)
+    large[7] = 5.0  # (aliased: the buffer reads the array's memory)
+    assert np.asarray(again)[7] == 5.0
+    assert args.buffer(1, large.reshape(64, 64)) is not again  # its shape changed
+    assert args.buffer(1, small) is not again  # a small array in the same position
+
+    misaligned = _aligned(4096 + 4)[4:4100]
+    assert misaligned.ctypes.data % client.ALIGNMENT
+    assert args.buffer(1, misaligned) is not args.buffer(1, misaligned)
+
+
+def test_calls_read_arguments_changed_in_place_between_calls():
+    """Through the reuse of argument buffers, each call sees its arguments' values now."""
+    f = astjax.jit(lambda x, y: x * 2.0 + y.sum(), backend="xla")
+    small, large = np.ones(4, np.float32), _aligned(2048)
+    large[:] = 0.5
+    misaligned = _aligned(2048 + 4)[4:2052]
+    misaligned[:] = 0.25
+    for y in (large, misaligned):
+        for step in range(3):
+            np.testing.assert_allclose(f(small, y), small * 2.0 + y.sum(dtype=np.float64),
+                                       rtol=1e-6)
+            small += 1.0
+            y[-step - 1] = 10.0 * step - 3.0
+
+
 def test_aligned_inputs_are_aliased_and_misaligned_ones_copied():
     """The CPU client aliases 64-byte-aligned host memory; NumPy's 16-byte-aligned arrays are
     copied by jaxlib (on its own threads), and a call reads what they held."""

@@ -66,15 +66,15 @@ def compile_func(func: Func, origin: str = "?", quick: bool = False):
         return compiled[capacity]
 
     state = {"capacity": _first_capacity(func)}
-    put = client.putter(device)
+    arguments = client.Arguments(device, len(param_dtypes))
 
-    def buffer(a, dtype):
-        if isinstance(a, np.ndarray) and a.dtype == dtype:
-            return put(a)
-        return put(np.asarray(a, dtype))  # (a JAX array too: jaxlib's own client's)
+    def buffer(k, a, dtype):
+        if not (isinstance(a, np.ndarray) and a.dtype == dtype):
+            a = np.asarray(a, dtype)  # (a JAX array too: jaxlib's own client's)
+        return arguments.buffer(k, a)
 
     def call(*args):
-        buffers = [buffer(a, dtype) for a, dtype in zip(args, param_dtypes)]
+        buffers = [buffer(k, a, dtype) for k, (a, dtype) in enumerate(zip(args, param_dtypes))]
         outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
                                         lambda outs, layout: outs[layout.num_outs:])
         results = outs[:layout.num_outs]

@@ -209,6 +209,47 @@ def putter(device):
     return put_one
 
 
+# A put costs 8-13 us whatever the array's size (jaxlib builds an array object for each), and
+# a function is often called with the same data (a dataset, constants) beside the values that
+# change, so each argument position keeps the buffer of the array last put there.
+REUSE_BYTES = 1 << 20  # (a larger array's own work dwarfs a put; the buffer is not kept)
+
+
+class Arguments:
+    """Device buffers for a compiled function's arguments, position by position.
+
+    An array smaller than SMALL_BYTES, which a put copies, reuses the last buffer put in its
+    position when it has that array's shape, dtype and bytes (comparing them costs 0.4-0.7
+    us). A larger one, up to REUSE_BYTES, reuses the buffer put for that same array object
+    (its shape, strides and dtype unchanged) where the buffer aliases the array's memory:
+    a change made to it in place is what the next call reads, as it would be through a new
+    buffer. Each position keeps its last array alive until another takes its place."""
+
+    def __init__(self, device, count: int):
+        self._put = putter(device)
+        self._last = [None] * count  # per position: (key, buffer or None, array)
+
+    def buffer(self, position: int, array: np.ndarray):
+        nbytes = array.nbytes
+        if nbytes > REUSE_BYTES:
+            return self._put(array)
+        last = self._last[position]  # (read once: another thread may replace it)
+        if nbytes < SMALL_BYTES:
+            key = (array.tobytes(), array.shape, array.dtype)
+        else:  # (the array itself: compared by identity, never elementwise)
+            key = (id(array), array.shape, array.strides, array.dtype)
+        if last is not None and last[0] == key and (nbytes < SMALL_BYTES or last[2] is array):
+            if last[1] is not None:
+                return last[1]
+            return self._put(array)
+        buffer = self._put(array)
+        reusable = nbytes < SMALL_BYTES or buffer.unsafe_buffer_pointer() == array.ctypes.data
+        # (a misaligned array was copied by jaxlib: its copy would go stale)
+        self._last[position] = (key, buffer if reusable else None,
+                                None if nbytes < SMALL_BYTES else array)
+        return buffer
+
+
 def runner(executable, results: list, device):
     """run(buffers) -> NumPy arrays: `executable` on one device, its results (shapes and
     dtypes `results`) read back as read-only arrays over the buffers' memory (no copy)."""
