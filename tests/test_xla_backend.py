@@ -253,7 +253,7 @@ def _aligned(n: int) -> np.ndarray:
 def test_an_argument_equal_to_the_last_reuses_its_buffer_and_a_changed_one_does_not():
     """Small arrays are compared by shape, dtype and bytes; a larger aligned one by identity,
     its buffer aliasing its memory (so a change in place is read); a misaligned one (copied
-    by jaxlib) is put at every call."""
+    by jaxlib) by identity and bytes."""
     from astjax.backends.xla import client
     device = client.devices()[0]
     args = client.Arguments(device, 2)
@@ -277,9 +277,15 @@ def test_an_argument_equal_to_the_last_reuses_its_buffer_and_a_changed_one_does_
     assert args.buffer(1, large.reshape(64, 64)) is not again  # its shape changed
     assert args.buffer(1, small) is not again  # a small array in the same position
 
-    misaligned = _aligned(4096 + 4)[4:4100]
+    misaligned = _aligned(4096 + 4)[4:4100]  # (jaxlib copies it)
     assert misaligned.ctypes.data % client.ALIGNMENT
-    assert args.buffer(1, misaligned) is not args.buffer(1, misaligned)
+    seen, second = args.buffer(1, misaligned), args.buffer(1, misaligned)
+    assert second is not seen  # (its bytes are read from the second call on)
+    assert args.buffer(1, misaligned) is second
+    misaligned[9] = 2.0
+    copied = args.buffer(1, misaligned)
+    assert copied is not second and np.asarray(copied)[9] == 2.0
+    assert args.buffer(1, misaligned.copy()) is not copied
 
 
 def test_calls_read_arguments_changed_in_place_between_calls():

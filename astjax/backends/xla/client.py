@@ -13,6 +13,7 @@ Python still borrow JAX's shardings and MLIR context, and import it when first u
 """
 import functools
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -213,40 +214,64 @@ def putter(device):
 # a function is often called with the same data (a dataset, constants) beside the values that
 # change, so each argument position keeps the buffer of the array last put there.
 REUSE_BYTES = 1 << 20  # (a larger array's own work dwarfs a put; the buffer is not kept)
+COMPARE_BYTES = 1 << 16  # bytes of a copied array compared before its buffer is reused
+
+
+class _Put(NamedTuple):
+    """An argument position's last put: the array (None: a small one), its layout, the
+    buffer, whether that aliases the array's memory, and the bytes it holds (None: unread)."""
+    array: object
+    layout: tuple
+    buffer: object
+    aliased: bool
+    data: bytes
 
 
 class Arguments:
-    """Device buffers for a compiled function's arguments, position by position.
+    """Device buffers for a compiled function's arguments, position by position: an argument
+    that is what its position held at the last put reuses that buffer.
 
-    An array smaller than SMALL_BYTES, which a put copies, reuses the last buffer put in its
-    position when it has that array's shape, dtype and bytes (comparing them costs 0.4-0.7
-    us). A larger one, up to REUSE_BYTES, reuses the buffer put for that same array object
-    (its shape, strides and dtype unchanged) where the buffer aliases the array's memory:
-    a change made to it in place is what the next call reads, as it would be through a new
-    buffer. Each position keeps its last array alive until another takes its place."""
+    - An array smaller than SMALL_BYTES (which a put copies) when it has the last one's
+      shape, dtype and bytes (comparing them costs 0.4-0.7 us).
+    - A larger one (up to REUSE_BYTES) when it is the same array object with the same shape,
+      strides and dtype, and the buffer aliases its memory (so a change made in place is what
+      the next call reads, as through a new buffer); or, where jaxlib copied it (misaligned),
+      when its bytes are still the copy's (up to COMPARE_BYTES: 5 us at 64 KB). Its bytes are
+      read from the second call with it on: an array that is new at every call (a parameter
+      being updated) costs no more than a put.
+
+    Each position keeps its last array alive until another takes its place."""
 
     def __init__(self, device, count: int):
         self._put = putter(device)
-        self._last = [None] * count  # per position: (key, buffer or None, array)
+        self._last = [None] * count  # per position: _Put
 
     def buffer(self, position: int, array: np.ndarray):
-        nbytes = array.nbytes
-        if nbytes > REUSE_BYTES:
+        if array.nbytes > REUSE_BYTES:
             return self._put(array)
         last = self._last[position]  # (read once: another thread may replace it)
-        if nbytes < SMALL_BYTES:
-            key = (array.tobytes(), array.shape, array.dtype)
-        else:  # (the array itself: compared by identity, never elementwise)
-            key = (id(array), array.shape, array.strides, array.dtype)
-        if last is not None and last[0] == key and (nbytes < SMALL_BYTES or last[2] is array):
-            if last[1] is not None:
-                return last[1]
-            return self._put(array)
+        if array.nbytes < SMALL_BYTES:
+            layout, data = (array.shape, array.dtype), array.tobytes()
+            if last is not None and last.array is None and last.layout == layout and \
+                    last.data == data:
+                return last.buffer
+            buffer = self._put(array)
+            self._last[position] = _Put(None, layout, buffer, False, data)
+            return buffer
+        layout = (array.shape, array.strides, array.dtype)
+        if last is not None and last.array is array and last.layout == layout:
+            if last.aliased:
+                return last.buffer
+            if array.nbytes <= COMPARE_BYTES:
+                data = array.tobytes()
+                if data == last.data:
+                    return last.buffer
+                buffer = self._put(array)
+                self._last[position] = _Put(array, layout, buffer, False, data)
+                return buffer
         buffer = self._put(array)
-        reusable = nbytes < SMALL_BYTES or buffer.unsafe_buffer_pointer() == array.ctypes.data
-        # (a misaligned array was copied by jaxlib: its copy would go stale)
-        self._last[position] = (key, buffer if reusable else None,
-                                None if nbytes < SMALL_BYTES else array)
+        aliased = buffer.unsafe_buffer_pointer() == array.ctypes.data
+        self._last[position] = _Put(array, layout, buffer, aliased, None)
         return buffer
 
 
