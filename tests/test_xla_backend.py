@@ -190,13 +190,18 @@ JAXLIB_ALONE = textwrap.dedent("""
     for out in outs:
         a = np.asarray(out)
         print(a.dtype.str, a.shape, a.flags.writeable, repr(a.tolist()))
+    big = np.linspace(-1.0, 1.0, 4097, dtype=np.float32)
+    for _ in range(3):  # (larger arguments, aligned or not, put again and reused)
+        f(big[:4096], np.arange(4096, dtype=np.int32))
+        f(big[1:], np.arange(4096, dtype=np.int32))
     print("jax imported:", "jax" in sys.modules)
 """)
 
 
 def test_results_come_back_through_jaxlib_alone(tmp_path):
     """A new process runs the XLA backend without importing jax (a second of its first
-    call): results of every kind come back as read-only NumPy arrays of the right values."""
+    call), its larger arguments' puts and reuses included: results of every kind come back as
+    read-only NumPy arrays of the right values."""
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", JAXLIB_ALONE.format(tests=os.path.dirname(
         __file__))], env=env, capture_output=True, text=True, timeout=300)
@@ -314,6 +319,10 @@ def test_aligned_inputs_are_aliased_and_misaligned_ones_copied():
     misaligned = memory[start + 4096 + 16:start + 2 * 4096 + 16].view(np.float32)
     misaligned[:] = np.arange(1024.0, dtype=np.float32)
     assert client.put_array(aligned, device).unsafe_buffer_pointer() == aligned.ctypes.data
+    assert client.aliased(aligned) and not client.aliased(misaligned)
+    transposed = aligned.reshape(32, 32).T  # (dense, but not row-major: copied)
+    assert not client.aliased(transposed)
+    assert client.put_array(transposed, device).unsafe_buffer_pointer() != aligned.ctypes.data
     copied = client.put_array(misaligned, device)
     assert copied.unsafe_buffer_pointer() % client.ALIGNMENT == 0
     assert copied.unsafe_buffer_pointer() != misaligned.ctypes.data

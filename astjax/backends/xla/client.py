@@ -217,6 +217,13 @@ REUSE_BYTES = 1 << 20  # (a larger array's own work dwarfs a put; the buffer is 
 COMPARE_BYTES = 1 << 16  # bytes of a copied array compared before its buffer is reused
 
 
+def aliased(array: np.ndarray) -> bool:
+    """Whether a put of `array` aliases its memory: jaxlib's CPU client aliases a dense
+    row-major array at an ALIGNMENT-aligned address and copies any other (asking the buffer
+    for its address instead imports JAX: a second)."""
+    return array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0
+
+
 class _Put(NamedTuple):
     """An argument position's last put: the array (None: a small one), its layout, the
     buffer, whether that aliases the array's memory, and the bytes it holds (None: unread)."""
@@ -270,8 +277,7 @@ class Arguments:
                 self._last[position] = _Put(array, layout, buffer, False, data)
                 return buffer
         buffer = self._put(array)
-        aliased = buffer.unsafe_buffer_pointer() == array.ctypes.data
-        self._last[position] = _Put(array, layout, buffer, aliased, None)
+        self._last[position] = _Put(array, layout, buffer, aliased(array), None)
         return buffer
 
 
