@@ -33,6 +33,7 @@ class ModuleEmitter:
         block = Block(fn)
         params = [block.param(v) for v in func.params]
         sizes = self.size_lines(func, params, fn)
+        self.aligned_params(block, func)
         with spelling(self.sizes):
             outs = block.inline(func, None)
             results = [block.result(o) for o in outs]
@@ -45,6 +46,20 @@ class ModuleEmitter:
                             f"def {self.top_name}({', '.join(params)}):"]
                            + ["    " + line for line in block.prologue + block.lines])
         return self.top_name
+
+    def aligned_params(self, block, func: Func) -> None:
+        """Each array parameter a loop reads at every step (see `_read_by_loops`) is read
+        through `rt.aligned` (a copy at a cache line's address where it is not at one), under
+        a new name: Numba's parallel loops mishandle a parameter bound again."""
+        if self.target != "cpu":
+            return
+        looped = _read_by_loops(func)
+        for var in func.params:
+            if var.id in looped and not is_small(var.aval):
+                given = block.env[var.id].name
+                name = block.fresh(f"{given}_aligned")
+                block.prologue.append(f"{name} = rt.aligned({given})")
+                block.env[var.id] = Array(var.aval, name)
 
     def size_lines(self, func: Func, params: list, fn) -> list:
         """`x_dim0 = x.shape[0]` for each symbolic size of the parameters: generated code reads
@@ -68,6 +83,26 @@ class ModuleEmitter:
 
     def text(self) -> str:
         return "\n\n\n".join("\n".join(b) for b in self.blocks) + "\n"
+
+
+def _read_by_loops(func: Func) -> set:
+    """The ids of the array parameters a loop of `func` reads at each step, as it is or
+    through views of it (a reshape, a transpose): a scan's constants and the carries a loop
+    passes on unchanged. Each is aligned on entry (`rt.aligned`: a copy where it is not)."""
+    views = {v.id: {v.id} for v in func.params if v.aval.shape}  # var -> the params it views
+    read: set = set()
+    for eqn in func.eqns:
+        if eqn.prim == "scan" or eqn.prim == "while_loop":
+            body = eqn.params["body"]
+            skip = eqn.params.get("num_consts", 0)
+            steady = [a for a in eqn.ins[:skip]] + [
+                a for a, p, o in zip(eqn.ins[skip:], body.params[skip:], body.outs) if o is p]
+            read.update(*(views.get(a.id, ()) for a in steady if isinstance(a, Var)))
+        elif get(eqn.prim).kind == "shape" and eqn.prim != "broadcast_in_dim":
+            seen = set().union(*(views.get(a.id, ()) for a in eqn.ins if isinstance(a, Var)))
+            for out in eqn.outs:
+                views[out.id] = seen
+    return read
 
 
 # A parameter's size seen only as the last axis of matrices (a point's coordinates, a pixel's

@@ -20,6 +20,25 @@ from .alloc_runtime import clip_index, empty, full, zeros  # noqa: F401  (genera
 njit = numba.njit(cache=True, error_model="numpy")
 
 
+# ---------------------------------------------------------------- arguments
+# An argument of at most this many bytes that a kernel's loop reads again and again is copied
+# to an address aligned to a cache line when it is not (NumPy aligns to 16 bytes): a 512x32
+# float32 matrix read by a training loop's two products each step, 100 steps, 0.41 against
+# 0.34 ms aligned. A larger one streams from memory, where alignment matters less than a copy.
+ALIGNED_COPY_BYTES = 1 << 18
+
+
+@njit
+def aligned(a):
+    """`a` itself where its data is aligned to a cache line (or where it is large), else a
+    copy that is (the kernels' own arrays are: see alloc_runtime.ALIGN)."""
+    if a.ctypes.data % 64 == 0 or a.nbytes > ALIGNED_COPY_BYTES:
+        return a
+    out = empty(a.shape, a.dtype)
+    out[...] = a
+    return out
+
+
 # ---------------------------------------------------------------- scalars
 @njit
 def max_nan(a, b):
