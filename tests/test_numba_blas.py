@@ -22,9 +22,9 @@ def _operands(m, k, n, ta, tb, dtype):
 
 
 @numba.njit
-def dot(a, b, out, ta, tb):
+def dot(a, b, out, ta, tb, own_threads=False):
     """br.dot is an intrinsic (compiled code calls it): called from Python through this."""
-    br.dot(a, b, out, ta, tb)
+    br.dot(a, b, out, ta, tb, own_threads)
 
 
 def _close(got, want, dtype):
@@ -63,6 +63,7 @@ def batched_dot(a, b, out, ta, tb):
 def test_every_gemm_entry_is_filled():
     entries = list(br._TABLE)
     assert all(entries[:4]) and set(entries[4:8]) <= {32, 64}
+    assert [bool(e) for e in entries[8:10]] == [w == 64 for w in entries[6:8]]  # NumPy's own
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -87,11 +88,13 @@ def test_the_thread_count_where_a_product_runs_gives_numpys_product(threads):
 @pytest.mark.parametrize("m, k, n", [(701, 160, 311), (161, 170, 1237), (1000, 64, 530),
                                      (64, 128, 129)])
 @pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True), (True, True)])
-def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb):
+@pytest.mark.parametrize("own_threads", [False, True])
+def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb, own_threads):
+    """Cut into blocks over Numba's pool, or (own_threads) one call of NumPy's gemm."""
     assert m * n * k >= br.SPLIT_MACS
     a, b, want = _operands(m, k, n, ta, tb, np.float32)
     out = np.full((m, n), np.nan, np.float32)
-    dot(a, b, out, ta, tb)
+    dot(a, b, out, ta, tb, own_threads)
     _close(out, want, np.float32)
 
 
@@ -104,7 +107,7 @@ def test_large_products_go_to_the_pool_and_without_it_run_on_the_caller(monkeypa
 
         @numba.njit
         def dot_here(a, b, out):
-            br.dot(a, b, out, False, False)
+            br.dot(a, b, out, False, False, False)
 
         out = np.full((701, 311), np.nan, np.float32)
         dot_here(a, b, out)
@@ -124,10 +127,38 @@ def test_batched_products_match_numpy(batch, m, k, n):
     _close(out, np.einsum("bkm,bkn->bmn", a, b), np.float64)
 
 
-def test_an_empty_sum_is_zero():
+@pytest.mark.parametrize("own_threads", [False, True])
+def test_an_empty_sum_is_zero(own_threads):
     out = np.full((3, 4), np.nan, np.float32)
-    dot(np.ones((3, 0), np.float32), np.ones((0, 4), np.float32), out, False, False)
+    dot(np.ones((3, 0), np.float32), np.ones((0, 4), np.float32), out, False, False,
+        own_threads)
     assert (out == 0).all()
+
+
+def test_a_large_product_runs_on_blas_threads_only_in_a_kernel_without_parallel_loops():
+    """The generated module's flag: a kernel of products and small loops hands its large
+    products to NumPy's OpenBLAS; one whose loops run in parallel keeps Numba's pool. Both
+    give NumPy's values."""
+    import astjax
+    import astjax.numpy as jnp
+
+    def layer(x, w):
+        return jnp.tanh(x @ w)
+
+    def layer_then_wide(x, w, z):
+        return jnp.tanh(x @ w), jnp.sin(z) * 2.0  # (z large: a parallel loop)
+
+    x = rng.standard_normal((200, 300)).astype(np.float32)
+    w = rng.standard_normal((300, 100)).astype(np.float32)
+    z = rng.standard_normal(1 << 20).astype(np.float32)
+    plain = astjax.jit(layer, backend="numba")
+    np.testing.assert_allclose(plain(x, w), np.tanh(x.astype(np.float64) @ w), atol=1e-4)
+    assert "blas_threads = np.bool_(True)" in plain.source
+    wide = astjax.jit(layer_then_wide, backend="numba")
+    got = wide(x, w, z)
+    np.testing.assert_allclose(got[0], np.tanh(x.astype(np.float64) @ w), atol=1e-4)
+    np.testing.assert_allclose(got[1], np.sin(z.astype(np.float64)) * 2.0, atol=1e-5)
+    assert "prange" in wide.source and "blas_threads = np.bool_(False)" in wide.source
     out = np.full((2, 3, 4), np.nan, np.float32)
     batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
                 False, False)

@@ -112,8 +112,9 @@ def batched_dot(a, b, out, ta, tb):
     _launch(_products, out.shape[0] * out.shape[1] * out.shape[2], a, b, out, ta, tb)
 
 
-def dot(a, b, out, ta, tb):
-    """out = op(a) @ op(b) for 2-D arrays."""
+def dot(a, b, out, ta, tb, own_threads=False):
+    """out = op(a) @ op(b) for 2-D arrays (`own_threads`, the CPU's choice of BLAS threads,
+    means nothing here)."""
     batched_dot(a.reshape((1,) + a.shape), b.reshape((1,) + b.shape),
                 out.reshape((1,) + out.shape), ta, tb)
 

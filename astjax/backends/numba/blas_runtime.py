@@ -37,8 +37,11 @@ SMALL_MACS = 65536 * 4
 # The gemm entries, read by compiled code at each call (so machine code cached on disk
 # stays right whichever libraries a later process finds): for small (1) or other (0)
 # products of float32 (0) or float64 (1), slot 2 * small + double holds the address and
-# slot 4 + that the width in bits of its integer arguments (64 for NumPy's ILP64 build).
-_TABLE = (ctypes.c_void_p * 8)()
+# slot 4 + that the width in bits of its integer arguments (64 for NumPy's ILP64 build);
+# slot 8 + double is 1 where the small entry is NumPy's OpenBLAS, which threads a large
+# product itself (see THREADED).
+_TABLE = (ctypes.c_void_p * 10)()
+_SLOTS = len(_TABLE)
 _TABLE_SYMBOL = "astjax_gemm_table"
 
 
@@ -73,6 +76,7 @@ def _fill_table() -> None:
         small = _address(numpy_libs, (f"scipy_{kind}gemm_64_", f"{kind}gemm_64_"))
         _TABLE[double], _TABLE[4 + double] = general, 32
         _TABLE[2 + double], _TABLE[6 + double] = (small, 64) if small else (general, 32)
+        _TABLE[8 + double] = int(small is not None)
 
 
 _fill_table()
@@ -82,18 +86,21 @@ llvmlite.binding.add_symbol(_TABLE_SYMBOL, ctypes.addressof(_TABLE))
 def _table(builder):
     table = builder.module.globals.get(_TABLE_SYMBOL)
     if table is None:  # (a declaration: LLVM finds the symbol registered above)
-        table = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(8).as_pointer(), 8),
-                                  _TABLE_SYMBOL)
+        table = ir.GlobalVariable(builder.module,
+                                  ir.ArrayType(ir.IntType(8).as_pointer(), _SLOTS), _TABLE_SYMBOL)
     return table
 
 
-def _table_slots(context, builder, dtype, rows, cols, k):
+def _table_slots(context, builder, dtype, rows, cols, k, threaded=None):
     """The gemm entry a product of rows x k x cols calls (see _TABLE): .address (i8*) and
-    .width (intp)."""
+    .width (intp). `threaded` (i1): NumPy's entry, whatever the size."""
     intp = context.get_value_type(types.intp)
     table = _table(builder)
     macs = builder.mul(builder.mul(rows, cols), k)
-    small = builder.zext(builder.icmp_signed("<=", macs, ir.Constant(intp, SMALL_MACS)), intp)
+    small = builder.icmp_signed("<=", macs, ir.Constant(intp, SMALL_MACS))
+    if threaded is not None:
+        small = builder.or_(small, threaded)
+    small = builder.zext(small, intp)
     index = builder.add(builder.mul(small, ir.Constant(intp, 2)),
                         ir.Constant(intp, int(dtype == types.float64)))
     zero = ir.Constant(intp, 0)
@@ -135,7 +142,16 @@ def _float_matrices(*arrays, ndim=2) -> bool:
         and all(x.dtype == arrays[-1].dtype for x in arrays)
 
 
-def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1):
+def _threaded_entry(context, builder, dtype):
+    """Whether this process's small gemm entry is NumPy's OpenBLAS (i1: see _TABLE)."""
+    intp = context.get_value_type(types.intp)
+    slot = builder.gep(_table(builder), [ir.Constant(intp, 0),
+                                         ir.Constant(intp, 8 + int(dtype == types.float64))])
+    return builder.icmp_unsigned("!=", builder.ptrtoint(builder.load(slot), intp),
+                                 ir.Constant(intp, 0))
+
+
+def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1, threaded=None):
     """out[r0:r1, c0:c1] = op(a)[r0:r1] @ op(b)[:, c0:c1] in one gemm call, where op(x) is x,
     or x.T when its flag (i1) is set; matrices: (a, b, out), each (data as i8*, rows, columns,
     row stride in bytes, column stride in bytes) with each row contiguous.  BLAS is
@@ -166,7 +182,7 @@ def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1):
         return ptr
 
     with builder.if_then(work):
-        slots = _table_slots(context, builder, dtype, rows, cols, k)
+        slots = _table_slots(context, builder, dtype, rows, cols, k, threaded)
         chars = [slot(i8, builder.select(f, ir.Constant(i8, ord("T")), ir.Constant(i8, ord("N"))))
                  for f in (fb, fa)]
         ints = (cols, rows, k, lead(brs, bc), lead(ars, ac), lead(ors, oc))
@@ -174,6 +190,17 @@ def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1):
         pointers = [builder.bitcast(p, flt.as_pointer()) for p in (b_at, a_at, o_at)]
         _call_gemm(builder, slots, chars, ints, floats, pointers, slot)
 
+
+# A kernel that runs no parallel loops of its own hands a large product whole to NumPy's
+# OpenBLAS, which runs it on its own threads; kernels with parallel loops cut it over Numba's
+# pool (below). OpenBLAS's threads spin for a while after a call instead of sleeping, so the
+# next call finds them at work, where Numba's pool wakes a sleeping thread, which on a
+# virtual machine can wait for its core: measured on an MLP's gradient (two 256x784x512
+# products a call), 2.4-2.5 against 4.0-5.1 ms a call while the machine was slow, and a
+# 256x784x512 product 1.0 ms against 1.3 (2.0-2.3 while slow). Their spinning slows Numba's
+# parallel loops run right after (within ~0.1 s) by up to twice; a kernel with parallel
+# loops keeps Numba's threads for its products.
+THREADED = True
 
 # ---------------------------------------------------------------- blocks on Numba's pool
 # A product (a 2-D one is a batch of one) is a job of blocks: batch i's output cut into
@@ -298,16 +325,18 @@ def _thread_count(builder, intp):
     return _max(builder, count, ir.Constant(intp, 1))
 
 
-def _emit_product(context, builder, arrays, values, fa, fb):
+def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
     """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one), as blocks of a job
-    run by the worker on this thread or over the pool."""
+    run by the worker on this thread or over the pool; or, where `own_threads` (i1: the
+    kernel runs no parallel loops of its own) and NumPy's OpenBLAS is here, a large product
+    of 2-D arrays as one call of its gemm, which runs on OpenBLAS's own threads (THREADED)."""
     intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
     dtype = arrays[2].dtype
     operands = [_operand(context, builder, t, v) for t, v in zip(arrays, values)]
     fields = dict(zip(_JOB, [x for own, _ in operands for x in own]))  # (a's, b's, out's)
     batches = operands[2][1]
     k = builder.select(fa, fields["ar"], fields["ac"])
-    zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
+    zero = ir.Constant(intp, 0)
     elements = builder.mul(batches, builder.mul(fields["or"], fields["oc"]))
     with builder.if_else(builder.icmp_signed("==", k, zero)) as (empty, full):
         with empty:  # a sum of nothing: zeros (gemm would not be called)
@@ -315,62 +344,94 @@ def _emit_product(context, builder, arrays, values, fa, fb):
             cgutils.memset(builder, builder.inttoptr(fields["po"], i8p), size, 0)
         with full:
             macs = builder.mul(elements, k)
-            threads = _thread_count(builder, intp) if POOL else one
-            split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
-                                 builder.icmp_signed(">", threads, one))
-            # fewer batches than threads: each product is cut in as many blocks as threads
-            parts = builder.select(builder.and_(split, builder.icmp_signed("<", batches, threads)),
-                                   threads, one)
-            fields.update(fa=builder.zext(fa, intp), fb=builder.zext(fb, intp), parts=parts,
-                          by_rows=builder.zext(builder.icmp_signed(">=", fields["or"],
-                                                                   fields["oc"]), intp))
-            job, args, dims, steps = _job_slots(context, builder)
-            for name, value in fields.items():
-                builder.store(value, builder.gep(job, [ir.Constant(intp, _FIELD[name])]))
-            builder.store(builder.bitcast(job, i8p), args)
-            builder.store(ir.Constant(i8p, None), builder.gep(args, [one]))
-            builder.store(builder.mul(batches, parts), dims)
-            builder.store(zero, steps)
-            builder.store(one, builder.gep(steps, [one]))
-            worker = _worker(context, builder.module, dtype)
-            call = [args, dims, steps, ir.Constant(i8p, None)]
-            if not POOL:  # (no pool entry to declare)
-                builder.call(worker, call)
-                return
-            with builder.if_else(split) as (pooled, here):
-                with pooled:
-                    pool = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-                        ir.VoidType(), [i8p] * 5 + [intp] * 3), "numba_parallel_for")
-                    builder.call(pool, [builder.bitcast(worker, i8p)]
-                                 + [builder.bitcast(v, i8p) for v in call]
-                                 + [zero, ir.Constant(intp, 2), threads])
-                with here:
-                    builder.call(worker, call)
+            if own_threads is None:
+                _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
+            else:
+                _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb,
+                                  own_threads)
+
+
+def _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
+    """A large product as one call of NumPy's gemm where `own_threads` holds and NumPy's
+    OpenBLAS is here, else as a job (the caller's `full` branch of _emit_product)."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    zero = ir.Constant(intp, 0)
+    threaded = builder.and_(
+        builder.and_(own_threads, _threaded_entry(context, builder, dtype)),
+        builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)))
+    with builder.if_else(threaded) as (blas, ours):
+        with blas:
+            matrices = [(builder.inttoptr(fields["p" + x], i8p), fields[x + "r"],
+                         fields[x + "c"], fields[x + "rs"], fields[x + "cs"])
+                        for x in "abo"]
+            _emit_block(context, builder, dtype, matrices, fa, fb, zero, fields["or"],
+                        zero, fields["oc"], threaded=ir.Constant(ir.IntType(1), 1))
+        with ours:
+            _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
+
+
+def _emit_job(context, builder, dtype, fields, batches, macs, fa, fb):
+    """The product as a job of blocks, on this thread or over Numba's pool (see above)."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
+    fields = dict(fields)
+    threads = _thread_count(builder, intp) if POOL else one
+    split = builder.and_(builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)),
+                         builder.icmp_signed(">", threads, one))
+    # fewer batches than threads: each product is cut in as many blocks as threads
+    parts = builder.select(builder.and_(split, builder.icmp_signed("<", batches, threads)),
+                           threads, one)
+    fields.update(fa=builder.zext(fa, intp), fb=builder.zext(fb, intp), parts=parts,
+                  by_rows=builder.zext(builder.icmp_signed(">=", fields["or"],
+                                                           fields["oc"]), intp))
+    job, args, dims, steps = _job_slots(context, builder)
+    for name, value in fields.items():
+        builder.store(value, builder.gep(job, [ir.Constant(intp, _FIELD[name])]))
+    builder.store(builder.bitcast(job, i8p), args)
+    builder.store(ir.Constant(i8p, None), builder.gep(args, [one]))
+    builder.store(builder.mul(batches, parts), dims)
+    builder.store(zero, steps)
+    builder.store(one, builder.gep(steps, [one]))
+    worker = _worker(context, builder.module, dtype)
+    call = [args, dims, steps, ir.Constant(i8p, None)]
+    if not POOL:  # (no pool entry to declare)
+        builder.call(worker, call)
+        return
+    with builder.if_else(split) as (pooled, here):
+        with pooled:
+            pool = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+                ir.VoidType(), [i8p] * 5 + [intp] * 3), "numba_parallel_for")
+            builder.call(pool, [builder.bitcast(worker, i8p)]
+                         + [builder.bitcast(v, i8p) for v in call]
+                         + [zero, ir.Constant(intp, 2), threads])
+        with here:
+            builder.call(worker, call)
 
 
 def _flags(context, builder, sig, args):
     return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
 
 
-def _typed_product(ndim, a, b, out, ta, tb):
+def _typed_product(ndim, a, b, out, ta, tb, *own_threads):
     """The signature and code of a product of `ndim`-D operands (None: not ours to take)."""
     if not _float_matrices(a, b, out, ndim=ndim):
         return None
-    sig = types.none(a, b, out, ta, tb)
+    sig = types.none(a, b, out, ta, tb, *own_threads)
 
     def codegen(context, builder, sig, args):
-        fa, fb = _flags(context, builder, sig.args[3:5], args[3:5])
-        _emit_product(context, builder, sig.args[:3], args[:3], fa, fb)
+        fa, fb, *own = _flags(context, builder, sig.args[3:], args[3:])
+        _emit_product(context, builder, sig.args[:3], args[:3], fa, fb, *own)
         return context.get_dummy_value()
     return sig, codegen
 
 
 @intrinsic
-def dot(typingctx, a, b, out, ta, tb):
+def dot(typingctx, a, b, out, ta, tb, own_threads):
     """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag says: one
     gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per thread of
-    Numba's pool."""
-    return _typed_product(2, a, b, out, ta, tb)
+    Numba's pool; or, `own_threads` set (by a kernel without parallel loops), one call of
+    NumPy's gemm, which threads it itself (see THREADED)."""
+    return _typed_product(2, a, b, out, ta, tb, own_threads)
 
 
 @intrinsic

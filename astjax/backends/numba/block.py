@@ -13,6 +13,7 @@ from astjax.core.table import get
 from .emit import (EMIT, FOLD, INLINE, LOWER, MODULE_NAMES, VIEW, _comment, cast, dtype_text,
                    scalar_expression, scalar_literal, tuple_text)
 from .scalars import COSTLY as E_COSTLY
+from .blas_runtime import THREADED
 from .nest import REDUCERS, Nest, alias_map, unrolled_reduction
 from .values import Array, Unrolled, Value, View, all_indices, is_small, is_static, text
 
@@ -27,6 +28,7 @@ class ModuleEmitter:
         self.names = Namer(MODULE_NAMES)
         self.top_name = self.names.fresh(top.name)
         self.sizes: dict = {}  # symbol -> the local holding that size (symbolic core form)
+        self._blas_threads = None  # the module global saying whether BLAS may use its threads
 
     def function(self, func: Func) -> str:
         fn = self.state = FunctionState(self)
@@ -42,10 +44,28 @@ class ModuleEmitter:
         block.prologue[:0] = [line for line in sizes  # only the sizes the code reads
                               if re.search(rf"\b{line.split(' = ')[0]}\b", body)]
         flags = ", parallel=True" if fn.parallel else ""
-        self.blocks.append([f"@numba.njit(cache=True, error_model='numpy'{flags})",
-                            f"def {self.top_name}({', '.join(params)}):"]
+        self.blocks.append(self._blas_threads_line(fn)
+                           + [f"@numba.njit(cache=True, error_model='numpy'{flags})",
+                              f"def {self.top_name}({', '.join(params)}):"]
                            + ["    " + line for line in block.prologue + block.lines])
         return self.top_name
+
+    def blas_threads(self) -> str:
+        """The name of the module's flag that lets its products run on BLAS's own threads
+        (`rt.dot`'s last argument): set once the function is written, as that depends on
+        whether it runs parallel loops (see blas_runtime.THREADED)."""
+        if self.target != "cpu":
+            return "False"  # (a GPU's products are kernels of its own)
+        if self._blas_threads is None:
+            self._blas_threads = self.names.fresh("blas_threads")
+        return self._blas_threads
+
+    def _blas_threads_line(self, fn) -> list:
+        if self._blas_threads is None:
+            return []
+        own = THREADED and not fn.parallel
+        why = "no parallel loops of its own" if own else "parallel loops, on Numba's threads"
+        return [f"{self._blas_threads} = np.bool_({own})  # large products: {why}", ""]
 
     def aligned_params(self, block, func: Func) -> None:
         """Each array parameter a loop reads at every step (see `_read_by_loops`) is read

@@ -138,7 +138,8 @@ def _plain_matmul(fe, a, aa, a_groups, b, ba, b_groups, dtype, base, lines):
     if ba.ndim == 1:
         right = (f"{b}.reshape(({ba.shape[0]}, 1))", False)
     lines += [f"{result} = np.empty(({m}, {n}), {dtype_text(dtype)})",
-              f"rt.dot({left[0]}, {right[0]}, {result}, {_flag(left[1])}, {_flag(right[1])})"]
+              f"rt.dot({left[0]}, {right[0]}, {result}, {_flag(left[1])}, {_flag(right[1])}, "
+              f"{fe.module.blas_threads()})"]
     return result, (m, n)
 
 
