@@ -322,6 +322,9 @@ def test_aligned_inputs_are_aliased_and_misaligned_ones_copied():
     assert client.aliased(aligned) and not client.aliased(misaligned)
     transposed = aligned.reshape(32, 32).T  # (dense, but not row-major: copied)
     assert not client.aliased(transposed)
+    assert not client.aliased(np.lib.stride_tricks.as_strided(  # (a length-1 axis's stride)
+        aligned, shape=(1, 1024), strides=(8, 4)))
+    assert client.aliased(aligned.reshape(1, 1024))
     assert client.put_array(transposed, device).unsafe_buffer_pointer() != aligned.ctypes.data
     copied = client.put_array(misaligned, device)
     assert copied.unsafe_buffer_pointer() % client.ALIGNMENT == 0

@@ -115,8 +115,10 @@ def _read_by_loops(func: Func) -> set:
         if eqn.prim == "scan" or eqn.prim == "while_loop":
             body = eqn.params["body"]
             skip = eqn.params.get("num_consts", 0)
-            steady = [a for a in eqn.ins[:skip]] + [
-                a for a, p, o in zip(eqn.ins[skip:], body.params[skip:], body.outs) if o is p]
+            carries = eqn.params.get("num_carry", len(body.outs))
+            steady = list(eqn.ins[:skip]) + [
+                a for a, p, o in zip(eqn.ins[skip:], body.params[skip:], body.outs[:carries])
+                if o is p]
             read.update(*(views.get(a.id, ()) for a in steady if isinstance(a, Var)))
         elif get(eqn.prim).kind == "shape" and eqn.prim != "broadcast_in_dim":
             seen = set().union(*(views.get(a.id, ()) for a in eqn.ins if isinstance(a, Var)))

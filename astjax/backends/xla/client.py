@@ -218,10 +218,14 @@ COMPARE_BYTES = 1 << 16  # bytes of a copied array compared before its buffer is
 
 
 def aliased(array: np.ndarray) -> bool:
-    """Whether a put of `array` aliases its memory: jaxlib's CPU client aliases a dense
-    row-major array at an ALIGNMENT-aligned address and copies any other (asking the buffer
-    for its address instead imports JAX: a second)."""
-    return array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0
+    """Whether a put of `array` aliases its memory: jaxlib's CPU client aliases a row-major
+    array (NumPy's own strides, a length-1 axis's included) at an ALIGNMENT-aligned address
+    and copies any other (asking the buffer for its address instead imports JAX: a second)."""
+    stride, strides = array.itemsize, []
+    for n in reversed(array.shape):
+        strides.append(stride)
+        stride *= n
+    return array.strides == tuple(reversed(strides)) and array.ctypes.data % ALIGNMENT == 0
 
 
 class _Put(NamedTuple):
