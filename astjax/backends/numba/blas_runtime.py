@@ -196,7 +196,7 @@ def _emit_block(context, builder, dtype, matrices, fa, fb, r0, r1, c0, c1, threa
 # pool (below). OpenBLAS's threads spin for a while after a call instead of sleeping, so the
 # next call finds them at work, where Numba's pool wakes a sleeping thread, which on a
 # virtual machine can wait for its core: measured on an MLP's gradient (two 256x784x512
-# products a call), 2.4-2.9 against 4.0-5.3 ms a call while the machine was slow, and a
+# products a call), 2.4-4.9 against 4.0-8.6 ms a call while the machine was slow, and a
 # 256x784x512 product 1.0 ms against 1.3 (2.0-2.3 while slow). Their spinning slows Numba's
 # parallel loops run right after (within ~0.25 s) by up to twice, so a kernel with parallel
 # loops keeps Numba's threads for its products; and with both cores busy with other work a
