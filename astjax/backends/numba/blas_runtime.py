@@ -274,7 +274,7 @@ def _worker(context, module, dtype):
 
 def _run_block(context, builder, dtype, f, j):
     """Block j of the job whose fields are `f`."""
-    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    intp = context.get_value_type(types.intp)
     zero, one = ir.Constant(intp, 0), ir.Constant(intp, 1)
     batch, p = builder.sdiv(j, f["parts"]), builder.srem(j, f["parts"])
     by_rows = builder.icmp_signed("!=", f["by_rows"], zero)
@@ -282,14 +282,22 @@ def _run_block(context, builder, dtype, f, j):
     lo = builder.sdiv(builder.mul(total, p), f["parts"])
     hi = builder.sdiv(builder.mul(total, builder.add(p, one)), f["parts"])
 
-    def matrix(x):
-        data = builder.add(f["p" + x], builder.mul(batch, f[x + "b"]))
-        return (builder.inttoptr(data, i8p), f[x + "r"], f[x + "c"], f[x + "rs"], f[x + "cs"])
-
     flags = [builder.icmp_signed("!=", f[name], zero) for name in ("fa", "fb")]
-    _emit_block(context, builder, dtype, [matrix(x) for x in "abo"], *flags,
+    _emit_block(context, builder, dtype, _matrices(builder, f, batch), *flags,
                 builder.select(by_rows, lo, zero), builder.select(by_rows, hi, f["or"]),
                 builder.select(by_rows, zero, lo), builder.select(by_rows, f["oc"], hi))
+
+
+def _matrices(builder, f, batch=None) -> list:
+    """(a, b, out) of batch `batch` (None: the only one) of the job whose fields are `f`, as
+    _emit_block takes them."""
+    i8p = ir.IntType(8).as_pointer()
+
+    def matrix(x):
+        data = f["p" + x] if batch is None else builder.add(f["p" + x],
+                                                             builder.mul(batch, f[x + "b"]))
+        return (builder.inttoptr(data, i8p), f[x + "r"], f[x + "c"], f[x + "rs"], f[x + "cs"])
+    return [matrix(x) for x in "abo"]
 
 
 def _operand(context, builder, aryty, value):
@@ -355,18 +363,15 @@ def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
 def _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
     """A large product as one call of NumPy's gemm where `own_threads` holds and NumPy's
     OpenBLAS is here, else as a job (the caller's `full` branch of _emit_product)."""
-    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
+    intp = context.get_value_type(types.intp)
     zero = ir.Constant(intp, 0)
     threaded = builder.and_(
         builder.and_(own_threads, _threaded_entry(context, builder, dtype)),
         builder.icmp_signed(">=", macs, ir.Constant(intp, SPLIT_MACS)))
     with builder.if_else(threaded) as (blas, ours):
         with blas:
-            matrices = [(builder.inttoptr(fields["p" + x], i8p), fields[x + "r"],
-                         fields[x + "c"], fields[x + "rs"], fields[x + "cs"])
-                        for x in "abo"]
-            _emit_block(context, builder, dtype, matrices, fa, fb, zero, fields["or"],
-                        zero, fields["oc"], threaded=ir.Constant(ir.IntType(1), 1))
+            _emit_block(context, builder, dtype, _matrices(builder, fields), fa, fb, zero,
+                        fields["or"], zero, fields["oc"], threaded=ir.Constant(ir.IntType(1), 1))
         with ours:
             _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
 

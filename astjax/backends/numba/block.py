@@ -112,7 +112,7 @@ def _read_by_loops(func: Func) -> set:
     views = {v.id: {v.id} for v in func.params if v.aval.shape}  # var -> the params it views
     read: set = set()
     for eqn in func.eqns:
-        if eqn.prim == "scan" or eqn.prim == "while_loop":
+        if eqn.prim in ("scan", "while_loop"):
             body = eqn.params["body"]
             skip = eqn.params.get("num_consts", 0)
             carries = eqn.params.get("num_carry", len(body.outs))

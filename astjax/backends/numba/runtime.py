@@ -15,7 +15,7 @@ from numba.core import types
 from numba.extending import intrinsic, overload
 
 from .. import vecmath
-from .alloc_runtime import clip_index, empty, full, zeros  # noqa: F401  (generated code's)
+from .alloc_runtime import ALIGN, clip_index, empty, full, zeros  # noqa: F401  (generated code's)
 
 njit = numba.njit(cache=True, error_model="numpy")
 
@@ -32,7 +32,7 @@ ALIGNED_COPY_BYTES = 1 << 18
 def aligned(a):
     """`a` itself where its data is aligned to a cache line (or where it is large), else a
     copy that is (the kernels' own arrays are: see alloc_runtime.ALIGN)."""
-    if a.ctypes.data % 64 == 0 or a.nbytes > ALIGNED_COPY_BYTES:
+    if a.ctypes.data % ALIGN == 0 or a.nbytes > ALIGNED_COPY_BYTES:
         return a
     out = empty(a.shape, a.dtype)
     out[...] = a
