@@ -27,6 +27,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .matvec_runtime import lanes, matvec_function
+
 # Products of at most this many multiply-adds go to NumPy's OpenBLAS where it has one: a
 # newer build whose small products are faster (a 16x128x128 product, once per step of an
 # RNN, 8.9 against 15.6 us; 64x64x64 7.4 against 9.2), and which runs them on the calling
@@ -353,11 +355,58 @@ def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
             cgutils.memset(builder, builder.inttoptr(fields["po"], i8p), size, 0)
         with full:
             macs = builder.mul(elements, k)
-            if own_threads is None:
-                _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
+            gemm = functools.partial(_emit_gemm, context, builder, dtype, fields, batches, macs,
+                                     fa, fb, own_threads)
+            if arrays[0].ndim == 2:
+                _emit_matvec_or(context, builder, dtype, fields, fa, fb, macs, gemm)
             else:
-                _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb,
-                                  own_threads)
+                gemm()
+
+
+def _emit_gemm(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
+    """The product through gemm: as a job, or on OpenBLAS's threads (_emit_own_threads)."""
+    if own_threads is None:
+        _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
+    else:
+        _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads)
+
+
+def _emit_matvec_or(context, builder, dtype, f, fa, fb, macs, otherwise):
+    """A matrix times a vector whose sums run along the matrix's rows, through
+    matvec_runtime (gemm sums one row at a time, twice as slow): an output of one column,
+    op(a) = a the matrix; or of one row, op(b) = b.T the matrix (`v @ m.T`). Taken with a
+    contiguous vector, at least a block of rows each at least a vector long, and below
+    SPLIT_MACS (one thread either way); else `otherwise()`."""
+    intp = context.get_value_type(types.intp)
+    item, n = ir.Constant(intp, dtype.bitwidth // 8), ir.Constant(intp, lanes(dtype))
+    one = ir.Constant(intp, 1)
+
+    def all_of(*conditions):
+        return functools.reduce(builder.and_, conditions)
+
+    def at_least(x, y):
+        return builder.icmp_signed(">=", x, y)
+
+    def equal(x, y):
+        return builder.icmp_signed("==", x, y)
+
+    column = all_of(builder.not_(fa), equal(f["oc"], one),
+                    equal(builder.select(fb, f["bcs"], f["brs"]), item),
+                    at_least(f["ar"], n), at_least(f["ac"], n))
+    row = all_of(fb, equal(f["or"], one), equal(builder.select(fa, f["ars"], f["acs"]), item),
+                 at_least(f["br"], n), at_least(f["bc"], n))
+    small = builder.icmp_signed("<", macs, ir.Constant(intp, SPLIT_MACS))
+    with builder.if_else(builder.and_(small, builder.or_(column, row))) as (ours, theirs):
+        with ours:
+            args = [builder.select(column, f[x], f[y]) for x, y in
+                    (("pa", "pb"), ("ar", "br"), ("ac", "bc"), ("ars", "brs"), ("pb", "pa"),
+                     ("po", "po"), ("ors", "ocs"))]
+            i8p = ir.IntType(8).as_pointer()
+            for k in (0, 4, 5):
+                args[k] = builder.inttoptr(args[k], i8p)
+            builder.call(matvec_function(context, builder.module, dtype), args)
+        with theirs:
+            otherwise()
 
 
 def _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
