@@ -757,3 +757,38 @@ def test_the_estimates_follow_the_work():
     assert estimate.numpy_seconds(core(until, x)) == float("inf")
     small, big = (core(affine_tanh, np.ones((n, n)), np.ones((n, n))) for n in (8, 512))
     assert estimate.numpy_seconds(big) > 100 * estimate.numpy_seconds(small)
+
+
+def test_the_estimates_weigh_wide_elements_and_the_first_compiled_call(monkeypatch):
+    """float64's math functions cost NumPy four times float32's (no SIMD for most of them);
+    whether NumPy answers first weighs its call against XLA's compile and its first call."""
+    from astjax.backends.auto import estimate
+    from astjax.core.concretize import concretize, size_env, sizes_of
+
+    def math_chain(x):
+        return jnp.log1p(jnp.tanh(x) * jnp.exp(-x * x)) + jnp.sin(x)
+
+    f = astjax.jit(math_chain, backend="auto")
+
+    def core(x):
+        f(x)
+        tier = f.last.call
+        tier.wait_behind(60)
+        return tier, concretize(tier.func, size_env(tier.sources, sizes_of(tier.sources, [x])))
+
+    tier, narrow = core(np.ones(1 << 20, np.float32))
+    _, wide = core(np.ones(1 << 20, np.float64))
+    assert estimate.numpy_seconds(wide) > 2.5 * estimate.numpy_seconds(narrow)
+    assert estimate.compiled_seconds(narrow) > 0.002  # (its math: ~2.5 ns an element)
+
+    class NotOnDisk:
+        def on_disk(self):
+            return False
+
+    # NumPy's call longer than the compile's share, shorter than the compile and call's
+    monkeypatch.setattr(estimate, "numpy_seconds", lambda func: 0.09)
+    monkeypatch.setattr(estimate, "compile_seconds", lambda func: 0.1)
+    monkeypatch.setattr(estimate, "compiled_seconds", lambda func: 0.05)
+    assert tier._light(NotOnDisk(), narrow)
+    monkeypatch.setattr(estimate, "compiled_seconds", lambda func: 0.0)
+    assert not tier._light(NotOnDisk(), narrow)

@@ -1,28 +1,33 @@
 """Rough costs, decided before anything runs: how long the NumPy reference takes for one call
-of a function with concrete sizes, how long XLA takes to compile it, and what share of a
-compiled call goes to matrix products.
+of a function with concrete sizes, how long XLA takes to compile it and to run it, and what
+share of a compiled call goes to matrix products.
 
-The first two decide whether NumPy answers a new signature's first call while XLA compiles in
-the background: where one NumPy call is cheaper than the compile, the caller waits for neither.
+These decide whether NumPy answers a new signature's first call while XLA compiles in the
+background: where one NumPy call is cheaper than XLA's compile and first call, the caller
+waits for neither.
 Where it is not and the compile is long, the same holds of an unoptimised XLA executable
 (compiled in a third of the time, its elementwise work several times slower).
-The share decides whether a Numba kernel is worth compiling at all: XLA's products are as fast
-as the BLAS calls the kernel makes (its small ones faster), so where products are most of the
-work the kernel has little to win and its compile would only take a core for seconds.
-The figures are this machine class's (2 cores, AVX2), measured on the shared bench: the NumPy
-tier spends ~20 us per primitive it interprets, ~1.5 ns per element of plain arithmetic, ~8 ns
-of a math-library function, and its BLAS does ~40 GFLOP/s; XLA takes ~40 ms to compile the
-smallest module and more per operation. Misjudging is safe either way: it only costs time.
+The figures were measured on the shared bench on a 2-core AVX-512 machine (a Cascade Lake
+Xeon; most match the AVX2 machine before it): the NumPy tier spends ~20 us per primitive it
+interprets, ~1 ns per element of plain float32 arithmetic (1.5 of float64), ~2 ns per
+element of a float32 math-library function (SIMD in NumPy: tanh 0.9, exp 1.1, sin 1.3,
+log1p 5.4) and ~8 of a float64 one (sin 14), and its BLAS does ~40 GFLOP/s; XLA takes ~40
+ms to compile the smallest module and more per operation, and its compiled math functions
+take ~2.5 ns an element (chain_4M's four of them and eleven plain operations: 45-60 ms on 4M
+elements). Misjudging is safe either way: it only costs time.
 """
 import math
+
+import numpy as np
 
 from astjax.core.ir import Func, sub_funcs
 from astjax.core.primitives import PRIMITIVES
 from astjax.core.prims.elementwise import TRANSCENDENTAL
 
 PER_PRIMITIVE_S = 20e-6
-PER_ELEMENT_S = 1.5e-9
-PER_MATH_ELEMENT_S = 8e-9
+# per element on the NumPy tier, by the element's width: (4 bytes or less, 8 or more)
+PER_ELEMENT_S = (1e-9, 1.5e-9)
+PER_MATH_ELEMENT_S = (2e-9, 8e-9)
 FLOPS = 40e9
 COMPILE_BASE_S = 0.04
 COMPILE_PER_PRIMITIVE_S = 0.002
@@ -31,7 +36,7 @@ COMPILE_PER_PRODUCT_S = 0.05  # a dot_general (0.05-0.15 s)
 # a compiled call (XLA's loops or Numba's): per element of plain arithmetic, of a math function,
 # and per operation it runs (a loop's body counts once per step)
 COMPILED_PER_ELEMENT_S = 0.3e-9
-COMPILED_PER_MATH_ELEMENT_S = 1e-9
+COMPILED_PER_MATH_ELEMENT_S = 2.5e-9
 COMPILED_PER_PRIMITIVE_S = 0.3e-6
 # XLA with LLVM's optimisation off (client.compile's `quick`): its elementwise work and loops
 # are this many times slower (measured 2.4-4.4x); its products are the same library calls
@@ -55,6 +60,12 @@ def compile_seconds(func: Func) -> float:
     return COMPILE_BASE_S + COMPILE_PER_PRIMITIVE_S * sum(counts.values()) + \
         COMPILE_PER_LOOP_S * (counts.get("scan", 0) + counts.get("while_loop", 0)) + \
         COMPILE_PER_PRODUCT_S * counts.get("dot_general", 0)
+
+
+def compiled_seconds(func: Func) -> float:
+    """Seconds one call takes on XLA's optimised executable (a while loop's body counted
+    once)."""
+    return _compiled_seconds(func)[1]
 
 
 def quick_seconds(func: Func) -> float:
@@ -107,8 +118,8 @@ def _eqn_seconds(eqn) -> float:
         return math.inf
     if kind == "contraction":
         return PER_PRIMITIVE_S + 2 * _multiply_adds(eqn) / FLOPS
-    per_element = PER_MATH_ELEMENT_S if prim in TRANSCENDENTAL else PER_ELEMENT_S
-    return PER_PRIMITIVE_S + per_element * _elements(eqn)
+    costs = PER_MATH_ELEMENT_S if prim in TRANSCENDENTAL else PER_ELEMENT_S
+    return PER_PRIMITIVE_S + costs[_widest_item(eqn) > 4] * _elements(eqn)
 
 
 def _is_matrix_product(eqn) -> bool:
@@ -139,6 +150,13 @@ def _multiply_adds(eqn) -> float:
 def _elements(eqn) -> int:
     """The elements an elementwise-like equation goes over: its largest operand or result."""
     return max([_size(v) for v in eqn.outs] + [_size(v) for v in eqn.ins], default=0)
+
+
+def _widest_item(eqn) -> int:
+    """The widest element, in bytes, among the equation's operands and results."""
+    items = [np.dtype(v.aval.dtype).itemsize for v in list(eqn.ins) + list(eqn.outs)
+             if getattr(getattr(v, "aval", None), "dtype", None) is not None]
+    return max(items, default=4)
 
 
 def _dims_size(value, axes=None) -> int:

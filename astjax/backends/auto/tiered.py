@@ -38,7 +38,8 @@ CLOSE_TRIALS = 10   # ...and up to this many when the two are a close call (reco
 RUN = 3
 MAX_CLASSES = 4     # Numba kernels per function for its sizes' classes, the first one included
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
-LIGHT_SHARE = 0.8   # NumPy answers a first call it does in under this share of XLA's compile
+# NumPy answers a first call it does in under this share of XLA's compile and first call
+LIGHT_SHARE = 0.8
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
 QUICK_SHARE = 0.5   # ...if the quick executable's call costs under this share of the compile
 
@@ -182,16 +183,17 @@ class Tiered:
     # ------------------------------------------------------------ XLA behind a NumPy answer
     def _light(self, call, concrete: Func) -> bool:
         """Whether NumPy should answer while XLA compiles in a thread: one NumPy call is
-        estimated to cost less than the compile, and the executable is not on disk."""
+        estimated to cost less than XLA's compile and first call, and the executable is not
+        on disk."""
         try:
             numpy_s = estimate.numpy_seconds(concrete)
-            compile_s = estimate.compile_seconds(concrete)
+            xla_s = estimate.compile_seconds(concrete) + estimate.compiled_seconds(concrete)
         except Exception:  # (a rough guess that failed decides nothing: compile now)
             return False
-        if self.pinned or numpy_s >= LIGHT_SHARE * compile_s or call.on_disk():
+        if self.pinned or numpy_s >= LIGHT_SHARE * xla_s or call.on_disk():
             return False
         log.info("%s: numpy answers while XLA compiles in the background (one call ~%.2g s "
-                 "on numpy, the compile ~%.2g s)", self.name, numpy_s, compile_s)
+                 "on numpy, the compile and a call on XLA ~%.2g s)", self.name, numpy_s, xla_s)
         return True
 
     def _quick_first(self, call, concrete: Func) -> bool:
