@@ -98,3 +98,24 @@ def test_a_short_product_keeps_to_gemm():
         a, b, out, ta, tb, want = _case("column", rows, cols, np.float32)
         dot(a, b, out, ta, tb)
         np.testing.assert_allclose(out.ravel(), want, atol=1e-4 * np.sqrt(cols), rtol=0)
+
+
+@numba.njit(cache=False)
+def _batched_dot(a, b, out, ta, tb):
+    br.batched_dot(a, b, out, ta, tb)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(LAYOUTS), st.integers(1, 5), st.integers(16, 70), st.integers(16, 70),
+       st.sampled_from([np.float32, np.float64]))
+def test_batched_matvec_matches_numpy(layout, batch, rows, cols, dtype):
+    """A batch of matrices times a batch of vectors (vmap of `m @ v`, or one query against
+    each head's keys): one call per batch, at each batch's offset."""
+    cases = [_case(layout, rows, cols, dtype) for _ in range(batch)]
+    a, b, out = (np.stack([c[k] for c in cases]) for k in range(3))
+    _batched_dot(a, b, out, cases[0][3], cases[0][4])
+    want = np.stack([c[5] for c in cases])
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out.reshape(batch, rows), want,
+                               atol=tol * max(1.0, float(np.abs(want).max())) * np.sqrt(cols),
+                               rtol=0)

@@ -357,10 +357,7 @@ def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
             macs = builder.mul(elements, k)
             gemm = functools.partial(_emit_gemm, context, builder, dtype, fields, batches, macs,
                                      fa, fb, own_threads)
-            if arrays[0].ndim == 2:
-                _emit_matvec_or(context, builder, dtype, fields, fa, fb, macs, gemm)
-            else:
-                gemm()
+            _emit_matvec_or(context, builder, dtype, fields, batches, fa, fb, macs, gemm)
 
 
 def _emit_gemm(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
@@ -371,12 +368,13 @@ def _emit_gemm(context, builder, dtype, fields, batches, macs, fa, fb, own_threa
         _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads)
 
 
-def _emit_matvec_or(context, builder, dtype, f, fa, fb, macs, otherwise):
-    """A matrix times a vector whose sums run along the matrix's rows, through
-    matvec_runtime (gemm sums one row at a time, twice as slow): an output of one column,
-    op(a) = a the matrix; or of one row, op(b) = b.T the matrix (`v @ m.T`). Taken with a
-    contiguous vector, at least a block of rows each at least a vector long, and below
-    SPLIT_MACS (one thread either way); else `otherwise()`."""
+def _emit_matvec_or(context, builder, dtype, f, batches, fa, fb, macs, otherwise):
+    """Matrices times vectors whose sums run along the matrices' rows, through
+    matvec_runtime (gemm sums one row at a time, twice as slow), one call per batch: an
+    output of one column, op(a) = a the matrix; or of one row, op(b) = b.T the matrix
+    (`v @ m.T`, as attention's single query against its keys). Taken with contiguous
+    vectors, at least a block of rows each at least a vector long, and below SPLIT_MACS in
+    all (one thread either way); else `otherwise()`."""
     intp = context.get_value_type(types.intp)
     item, n = ir.Constant(intp, dtype.bitwidth // 8), ir.Constant(intp, lanes(dtype))
     one = ir.Constant(intp, 1)
@@ -398,13 +396,22 @@ def _emit_matvec_or(context, builder, dtype, f, fa, fb, macs, otherwise):
     small = builder.icmp_signed("<", macs, ir.Constant(intp, SPLIT_MACS))
     with builder.if_else(builder.and_(small, builder.or_(column, row))) as (ours, theirs):
         with ours:
-            args = [builder.select(column, f[x], f[y]) for x, y in
-                    (("pa", "pb"), ("ar", "br"), ("ac", "bc"), ("ars", "brs"), ("pb", "pa"),
-                     ("po", "po"), ("ors", "ocs"))]
+            def pick(x, y):
+                return builder.select(column, f[x], f[y])
+            matrix, vector = (pick("pa", "pb"), pick("ab", "bb")), (pick("pb", "pa"),
+                                                                    pick("bb", "ab"))
+            shape = [pick(x, y) for x, y in (("ar", "br"), ("ac", "bc"), ("ars", "brs"))]
+            out_stride = pick("ors", "ocs")
             i8p = ir.IntType(8).as_pointer()
-            for k in (0, 4, 5):
-                args[k] = builder.inttoptr(args[k], i8p)
-            builder.call(matvec_function(context, builder.module, dtype), args)
+            function = matvec_function(context, builder.module, dtype)
+            with cgutils.for_range(builder, batches) as batch:
+                def at(data_and_stride):
+                    data, stride = data_and_stride
+                    return builder.inttoptr(builder.add(data, builder.mul(batch.index, stride)),
+                                            i8p)
+                builder.call(function, [at(matrix)] + shape + [at(vector),
+                                                               at((f["po"], f["ob"])),
+                                                               out_stride])
         with theirs:
             otherwise()
 
