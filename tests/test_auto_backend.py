@@ -779,6 +779,23 @@ def test_the_estimates_weigh_wide_elements_and_the_first_compiled_call(monkeypat
     tier, narrow = core(np.ones(1 << 20, np.float32))
     _, wide = core(np.ones(1 << 20, np.float64))
     assert estimate.numpy_seconds(wide) > 2.5 * estimate.numpy_seconds(narrow)
+
+    def special_chain(x):  # (erf and lgamma: SciPy's, an element at a time)
+        return astjax.scipy.special.erf(x) + lax.lgamma(x) + jnp.sin(x)
+
+    def simd_chain(x):  # (the same shape of work, NumPy's SIMD functions)
+        return jnp.tanh(x) + jnp.exp(x) + jnp.sin(x)
+
+    def estimated(fn):
+        g = astjax.jit(fn, backend="auto")
+        x = np.ones(1 << 20, np.float32)
+        g(x)
+        call = g.last.call
+        call.wait_behind(60)
+        return estimate.numpy_seconds(
+            concretize(call.func, size_env(call.sources, sizes_of(call.sources, [x]))))
+
+    assert estimated(special_chain) > 5 * estimated(simd_chain)
     assert estimate.compiled_seconds(narrow) > 0.002  # (its math: ~2.5 ns an element)
 
     class NotOnDisk:

@@ -11,7 +11,8 @@ The figures were measured on the shared bench on a 2-core AVX-512 machine (a Cas
 Xeon; most match the AVX2 machine before it): the NumPy tier spends ~20 us per primitive it
 interprets, ~1 ns per element of plain float32 arithmetic (1.5 of float64), ~2 ns per
 element of a float32 math-library function (SIMD in NumPy: tanh 0.9, exp 1.1, sin 1.3,
-log1p 5.4) and ~8 of a float64 one (sin 14), and its BLAS does ~40 GFLOP/s; XLA takes ~40
+log1p 5.4) and ~8 of a float64 one (sin 14), 7-27 ns of one computed an element at a time
+(SPECIAL: erf, lgamma, logaddexp), and its BLAS does ~40 GFLOP/s; XLA takes ~40
 ms to compile the smallest module and more per operation, and its compiled math functions
 take ~2.5 ns an element (chain_4M's four of them and eleven plain operations: 45-60 ms on 4M
 elements). Misjudging is safe either way: it only costs time.
@@ -28,6 +29,11 @@ PER_PRIMITIVE_S = 20e-6
 # per element on the NumPy tier, by the element's width: (4 bytes or less, 8 or more)
 PER_ELEMENT_S = (1e-9, 1.5e-9)
 PER_MATH_ELEMENT_S = (2e-9, 8e-9)
+# functions NumPy (or SciPy) computes one element at a time, whatever the width: 7-27 ns
+# an element in float32 (erf 7, lgamma 22, logaddexp 27)
+PER_SPECIAL_ELEMENT_S = 25e-9
+SPECIAL = frozenset({"erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "logaddexp",
+                     "logistic"})
 FLOPS = 40e9
 COMPILE_BASE_S = 0.04
 COMPILE_PER_PRIMITIVE_S = 0.002
@@ -118,6 +124,8 @@ def _eqn_seconds(eqn) -> float:
         return math.inf
     if kind == "contraction":
         return PER_PRIMITIVE_S + 2 * _multiply_adds(eqn) / FLOPS
+    if prim in SPECIAL:
+        return PER_PRIMITIVE_S + PER_SPECIAL_ELEMENT_S * _elements(eqn)
     costs = PER_MATH_ELEMENT_S if prim in TRANSCENDENTAL else PER_ELEMENT_S
     return PER_PRIMITIVE_S + costs[_widest_item(eqn) > 4] * _elements(eqn)
 
