@@ -119,3 +119,20 @@ def test_batched_matvec_matches_numpy(layout, batch, rows, cols, dtype):
     np.testing.assert_allclose(out.reshape(batch, rows), want,
                                atol=tol * max(1.0, float(np.abs(want).max())) * np.sqrt(cols),
                                rtol=0)
+
+
+@pytest.mark.parametrize("name, features, bits", [
+    ("generic", None, 128),                   # a named target: code shared between machines
+    (None, "+sse4.2,+avx,+avx2,-avx512f", 256),
+    (None, "+avx2,+avx512f", 512),
+    (None, "+sse4.2", 128)])
+def test_the_vector_width_follows_numbas_target(monkeypatch, name, features, bits):
+    """Vectors no wider than the target Numba compiles for: LLVM would split wider ones,
+    spilling a block's accumulators."""
+    monkeypatch.setattr(numba.core.config, "CPU_NAME", name)
+    monkeypatch.setattr(numba.core.config, "CPU_FEATURES", features)
+    mv.vector_bits.cache_clear()
+    try:
+        assert mv.vector_bits() == bits
+    finally:
+        mv.vector_bits.cache_clear()
