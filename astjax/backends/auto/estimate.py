@@ -1,6 +1,6 @@
 """Rough costs, decided before anything runs: how long the NumPy reference takes for one call
-of a function with concrete sizes, how long XLA takes to compile it and to run it, and what
-share of a compiled call goes to matrix products.
+of a function with concrete sizes, and how long XLA takes to compile it and to run it
+(optimised, or unoptimised: the same library calls for its matrix products, the rest slower).
 
 These decide whether NumPy answers a new signature's first call while XLA compiles in the
 background: where one NumPy call is cheaper than XLA's compile and first call, the caller
