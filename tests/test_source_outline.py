@@ -146,3 +146,24 @@ def test_left_out_definitions_keep_only_the_names_they_bind():
     assert len(reduced.splitlines()) == len(text.splitlines())
     kept_source = "def kept(x):\n    return cached(x) + Model().method(x)"
     assert kept_source in reduced
+
+
+def test_metadata_resolved_in_order_is_libcsts_own():
+    """source.resolved runs each provider once, dependencies first, without libcst's empty
+    batched walks: positions, contexts and scopes as libcst's resolve_many gives them."""
+    from libcst.metadata import MetadataWrapper
+    paths = sorted(glob.glob(os.path.join(REPO, "astjax", "frontend", "*.py")))[:6] + \
+        [os.path.join(REPO, "tests", "corpus", name) for name in
+         sorted(os.listdir(os.path.join(REPO, "tests", "corpus"))) if name.endswith(".py")][:4]
+    for path in paths:
+        module = cst.parse_module(open(path, encoding="utf-8").read())
+        ours = source.resolved(MetadataWrapper(module, unsafe_skip_copy=True))
+        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve_many(source.PROVIDERS)
+        for provider in (cst.metadata.PositionProvider, source.ContextProvider):
+            assert dict(ours[provider]) == dict(theirs[provider]), (path, provider)
+        scopes = source.BindingScopeProvider
+        assert ours[scopes].keys() == theirs[scopes].keys(), path
+        for node, scope in ours[scopes].items():  # (scopes are new objects each run)
+            other = theirs[scopes][node]
+            assert type(scope) is type(other) and \
+                sorted(scope._assignments) == sorted(other._assignments), path
