@@ -786,16 +786,20 @@ def test_the_estimates_weigh_wide_elements_and_the_first_compiled_call(monkeypat
     def simd_chain(x):  # (the same shape of work, NumPy's SIMD functions)
         return jnp.tanh(x) + jnp.exp(x) + jnp.sin(x)
 
-    def estimated(fn):
+    def concrete(fn):
         g = astjax.jit(fn, backend="auto")
         x = np.ones(1 << 20, np.float32)
         g(x)
         call = g.last.call
         call.wait_behind(60)
-        return estimate.numpy_seconds(
-            concretize(call.func, size_env(call.sources, sizes_of(call.sources, [x]))))
+        return concretize(call.func, size_env(call.sources, sizes_of(call.sources, [x])))
 
-    assert estimated(special_chain) > 5 * estimated(simd_chain)
+    special, simd = concrete(special_chain), concrete(simd_chain)
+    with_import = estimate.numpy_seconds(special)
+    assert with_import > 5 * estimate.numpy_seconds(simd)
+    monkeypatch.delitem(sys.modules, "scipy.special", raising=False)  # (as if not imported)
+    assert estimate.numpy_seconds(special) >= with_import + estimate.SCIPY_IMPORT_S
+    assert estimate.numpy_seconds(simd) < estimate.SCIPY_IMPORT_S  # (NumPy's own functions)
     assert estimate.compiled_seconds(narrow) > 0.002  # (its math: ~2.5 ns an element)
 
     class NotOnDisk:

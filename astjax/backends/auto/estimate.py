@@ -12,12 +12,13 @@ Xeon; most match the AVX2 machine before it): the NumPy tier spends ~20 us per p
 interprets, ~1 ns per element of plain float32 arithmetic (1.5 of float64), ~2 ns per
 element of a float32 math-library function (SIMD in NumPy: tanh 0.9, exp 1.1, sin 1.3,
 log1p 5.4) and ~8 of a float64 one (sin 14), 7-27 ns of one computed an element at a time
-(SPECIAL: erf, lgamma, logaddexp), and its BLAS does ~40 GFLOP/s; XLA takes ~40
-ms to compile the smallest module and more per operation, and its compiled math functions
-take ~2.5 ns an element (chain_4M's four of them and eleven plain operations: 45-60 ms on 4M
-elements). Misjudging is safe either way: it only costs time.
+(SPECIAL: erf, lgamma, logaddexp; the SciPy ones first cost scipy.special's import), and
+its BLAS does ~40 GFLOP/s; XLA takes ~40 ms to compile the smallest module and more per
+operation, and its compiled math functions take ~2.5 ns an element (chain_4M's four of them
+and eleven plain operations: 45-60 ms on 4M elements). Misjudging is safe either way: it only costs time.
 """
 import math
+import sys
 
 import numpy as np
 
@@ -32,8 +33,11 @@ PER_MATH_ELEMENT_S = (2e-9, 8e-9)
 # functions NumPy (or SciPy) computes one element at a time, whatever the width: 7-27 ns
 # an element in float32 (erf 7, lgamma 22, logaddexp 27)
 PER_SPECIAL_ELEMENT_S = 25e-9
-SPECIAL = frozenset({"erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "logaddexp",
-                     "logistic"})
+SPECIAL = frozenset({"erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "logaddexp"})
+# those of them the NumPy tier takes from scipy.special, whose import (once per process)
+# takes ~0.25 s
+FROM_SCIPY = SPECIAL - {"logaddexp"}
+SCIPY_IMPORT_S = 0.25
 FLOPS = 40e9
 COMPILE_BASE_S = 0.04
 COMPILE_PER_PRIMITIVE_S = 0.002
@@ -56,7 +60,14 @@ UNESTIMATED = {"convolution", "linalg", "fft", "sorting", "random", "window", "c
 
 def numpy_seconds(func: Func) -> float:
     """Seconds one call takes on the NumPy tier (math.inf: no estimate, e.g. a while loop,
-    whose trip count nothing here knows)."""
+    whose trip count nothing here knows), scipy.special's import included where the call
+    is the first to need it."""
+    imports = SCIPY_IMPORT_S if "scipy.special" not in sys.modules and \
+        FROM_SCIPY & set(_count(func, {})) else 0.0
+    return imports + _numpy_seconds(func)
+
+
+def _numpy_seconds(func: Func) -> float:
     return sum(_eqn_seconds(eqn) for eqn in func.eqns)
 
 
@@ -114,9 +125,9 @@ def _count(func: Func, counts: dict) -> dict:
 def _eqn_seconds(eqn) -> float:
     prim = eqn.prim
     if prim == "scan":
-        return PER_PRIMITIVE_S + eqn.params["length"] * numpy_seconds(eqn.params["body"])
+        return PER_PRIMITIVE_S + eqn.params["length"] * _numpy_seconds(eqn.params["body"])
     if prim in ("cond", "switch"):
-        return PER_PRIMITIVE_S + max((numpy_seconds(b) for b in sub_funcs(eqn)), default=0.0)
+        return PER_PRIMITIVE_S + max((_numpy_seconds(b) for b in sub_funcs(eqn)), default=0.0)
     if prim == "while_loop" or any(True for _ in sub_funcs(eqn)):
         return math.inf
     kind = PRIMITIVES[prim].kind if prim in PRIMITIVES else "custom"
