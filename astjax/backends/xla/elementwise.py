@@ -6,6 +6,7 @@ from astjax.core.avals import result_dtype
 from astjax.core.prims.elementwise import part_dtype
 from astjax.core.ir import Lit
 
+from . import trig
 from .emit import LOWER
 
 ONE_OPERATION = {
@@ -55,8 +56,27 @@ def _one_operation(name):
     return lower
 
 
+VECTOR_TRIG = ("sin", "cos")  # (XLA's own calls the C library per element: see trig.py)
+
 for _prim, _name in ONE_OPERATION.items():
-    LOWER.set(_prim, _one_operation(_name))
+    if _prim not in VECTOR_TRIG:
+        LOWER.set(_prim, _one_operation(_name))
+
+
+def _sin_cos(kind):
+    plain = _one_operation(ONE_OPERATION[kind])
+
+    def lower(body, eqn, x):
+        shape, dtype = _out(eqn)
+        if not trig.wanted(dtype, shape):
+            return plain(body, eqn, x)
+        (x,) = _operands(body, eqn, [x])
+        return [trig.sin_cos(body, x, kind, hint=eqn.prim)]
+    return lower
+
+
+for _kind in VECTOR_TRIG:
+    LOWER.set(_kind, _sin_cos(_kind))
 
 
 def _comparison(direction):
