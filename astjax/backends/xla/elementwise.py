@@ -71,7 +71,7 @@ def _sin_cos(kind):
         if not trig.wanted(dtype, shape):
             return plain(body, eqn, x)
         (x,) = _operands(body, eqn, [x])
-        return [trig.sin_cos(body, x, kind, hint=eqn.prim)]
+        return [trig.sin_cos(body, x, kind, ONE_OPERATION[kind], hint=eqn.prim)]
     return lower
 
 

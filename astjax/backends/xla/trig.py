@@ -41,9 +41,9 @@ def wanted(dtype, shape) -> bool:
     return np.dtype(dtype) == np.float32 and int(np.prod(shape)) >= MIN_ELEMENTS
 
 
-def sin_cos(body, x, kind: str, hint: str):
+def sin_cos(body, x, kind: str, exact_op: str, hint: str):
     """sin or cos (`kind`) of the float32 Value x: the fast form where every |x| < LIMIT,
-    else XLA's operation."""
+    else XLA's operation `exact_op`."""
     largest = body.reduce([body.unary("stablehlo.abs", x)],
                           [body.constant(0.0, np.float32)], range(x.ndim),
                           lambda r, a, b: [r.binary("stablehlo.maximum", a[0], b[0])],
@@ -52,8 +52,7 @@ def sin_cos(body, x, kind: str, hint: str):
     index = body.select(small, body.constant(0, np.int32), body.constant(1, np.int32))
     fast, exact = body.region([]), body.region([])
     fast.ret([_fast(fast, x, kind)])
-    name = "stablehlo.sine" if kind == "sin" else "stablehlo.cosine"
-    exact.ret([exact.op1(name, [x], x.shape, np.float32)])
+    exact.ret([exact.op1(exact_op, [x], x.shape, np.float32)])
     return body.op("stablehlo.case", [index], [(x.shape, np.float32)], "",
                    [fast.text(), exact.text()], hint=hint)[0]
 
