@@ -98,21 +98,71 @@ def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb, own_threa
     _close(out, want, np.float32)
 
 
-def test_large_products_go_to_the_pool_and_without_it_run_on_the_caller(monkeypatch):
-    """A kernel with a product calls the thread pool's entry; where no threading layer loads
-    (POOL false when the product compiles), none is declared and the blocks run in turn."""
+def test_a_kernel_calls_the_compiled_product_by_name():
+    """A product in a kernel is a call of product_runtime's compiled code, which holds the
+    gemm calls, the matrix-vector path and the pool's entry: none is compiled into the
+    kernel."""
+    from numba.core.registry import cpu_target
+    from astjax.backends.numba import product_runtime
+
+    @numba.njit
+    def dot_here(a, b, out):
+        br.dot(a, b, out, False, False, False)
+
     a, b, want = _operands(701, 160, 311, False, False, np.float32)
-    for pool in (True, False):
-        monkeypatch.setattr(br, "POOL", pool)
+    out = np.full((701, 311), np.nan, np.float32)
+    dot_here(a, b, out)
+    _close(out, want, np.float32)
+    kernel = dot_here.inspect_llvm(dot_here.signatures[0])
+    assert "@astjax_product_float32(" in kernel
+    assert not any(name in kernel for name in ("numba_parallel_for", "astjax_matvec",
+                                               "astjax_gemm"))
+    products = str(product_runtime._module(cpu_target.target_context))
+    assert ("numba_parallel_for" in products) == br.POOL
+    assert all(f"astjax_matvec_{t}" in products for t in ("float32", "float64"))
 
-        @numba.njit
-        def dot_here(a, b, out):
-            br.dot(a, b, out, False, False, False)
 
-        out = np.full((701, 311), np.nan, np.float32)
-        dot_here(a, b, out)
-        _close(out, want, np.float32)
-        assert ("numba_parallel_for" in dot_here.inspect_llvm(dot_here.signatures[0])) == pool
+PRODUCTS_IN_A_PROCESS = """
+import numba, numpy as np
+from astjax.backends.numba import blas_runtime as br, product_runtime as pr
+
+@numba.njit
+def dot(a, b, out):
+    br.dot(a, b, out, False, False, False)
+
+a = np.linspace(-1, 1, 701 * 160, dtype=np.float32).reshape(701, 160)
+b = np.linspace(1, -1, 160 * 311, dtype=np.float32).reshape(160, 311)
+out = np.full((701, 311), np.nan, np.float32)
+dot(a, b, out)
+print(pr.SOURCE, br.POOL, np.abs(out - a.astype(np.float64) @ b.astype(np.float64)).max())
+"""
+
+
+def test_the_compiled_products_are_kept_in_the_cache_folder(tmp_path):
+    """The first process compiles the products and stores them; the next reads them back;
+    a garbled file is compiled again and replaced; a process where no thread pool starts
+    (an unknown threading layer) gets code of its own that runs the blocks in turn. Each
+    gives NumPy's product (a large one: split over the pool where there is one)."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    program = tmp_path / "products.py"
+    program.write_text(PRODUCTS_IN_A_PROCESS)
+
+    def run(**more):
+        done = subprocess.run([sys.executable, str(program)], env=dict(env, **more),
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+        source, pool, error = done.stdout.split()
+        assert float(error) < 1e-2  # (sums of 160 products of magnitude <= 1, in float32)
+        return source, pool
+
+    assert run() == ("compiled", "True")
+    assert run() == ("cache", "True")
+    (stored,) = (tmp_path / "numba").glob("astjax_products_*.bin")
+    stored.write_bytes(b"garbled")
+    assert run() == ("compiled", "True")
+    assert run() == ("cache", "True")
+    assert run(NUMBA_THREADING_LAYER="unknown") == ("compiled", "False")
+    assert len(list((tmp_path / "numba").glob("astjax_products_*.bin"))) == 2
 
 
 @pytest.mark.parametrize("batch, m, k, n", [(1, 300, 160, 120), (3, 20, 30, 40), (5, 300, 90, 200),

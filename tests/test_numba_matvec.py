@@ -1,40 +1,66 @@
 """The Numba backend's matrix-vector products summed along the matrix's rows
 (matvec_runtime: a block of rows folded by a tree of shuffles), at each vector width the
 machine may have.  Oracle: NumPy in float64."""
+import ctypes
+
 import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import cpu_target
 
 from astjax.backends.numba import blas_runtime as br
 from astjax.backends.numba import matvec_runtime as mv
+from astjax.backends.numba import product_runtime
 
 rng = np.random.default_rng(11)
 
 
 def _dot():
-    """A fresh caller of br.dot: its product is written when it compiles, at the vector
-    width vector_bits says then."""
+    """A fresh caller of br.dot (its product: product_runtime's, at this machine's width)."""
     @numba.njit(cache=False)
     def dot(a, b, out, ta, tb):
         br.dot(a, b, out, ta, tb, False)
     return dot
 
 
-@pytest.fixture(scope="module", params=[128, 256, 512])
-def dot_at_width(request):
-    """br.dot compiled with vectors of 128, 256 or 512 bits (SSE, AVX2, AVX-512 machines)."""
-    if request.param > mv.vector_bits():
-        pytest.skip(f"this machine's vectors are narrower than {request.param} bits")
+@global_compiler_lock
+def _products_at(bits: int) -> dict:
+    """product_runtime's products compiled with vectors of `bits` bits (named apart from
+    the registered ones): dtype -> (library, address)."""
     saved = mv.vector_bits
-    mv.vector_bits = lambda: request.param
+    mv.vector_bits = lambda: bits
     try:
-        dot = _dot()
-        for dtype in (np.float32, np.float64):  # (compiled while the width holds)
-            dot(np.ones((1, 1), dtype), np.ones((1, 1), dtype), np.ones((1, 1), dtype),
-                False, False)
+        context = cpu_target.target_context
+        library = context.codegen().create_library(f"products_at_{bits}")
+        library.add_ir_module(product_runtime._module(context, suffix=f"_at_{bits}"))
+        library.finalize()
     finally:
         mv.vector_bits = saved
+    return {dtype: (library, library.get_pointer_to_function(br.product_name(t) + f"_at_{bits}"))
+            for dtype, t in ((np.float32, numba.float32), (np.float64, numba.float64))}
+
+
+_PRODUCT = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_ssize_t), *[ctypes.c_ssize_t] * 4)
+
+
+def _fields(x) -> list:
+    """A 2-D operand's fields as the product reads them (OPERAND_FIELDS: a batch of one)."""
+    return [x.ctypes.data, 0, *x.shape, *x.strides]
+
+
+@pytest.fixture(scope="module", params=[128, 256, 512])
+def dot_at_width(request):
+    """A product compiled with vectors of 128, 256 or 512 bits (SSE, AVX2, AVX-512
+    machines), called as br.dot is."""
+    if request.param > mv.vector_bits():
+        pytest.skip(f"this machine's vectors are narrower than {request.param} bits")
+    products = _products_at(request.param)
+
+    def dot(a, b, out, ta, tb):
+        fields = (ctypes.c_ssize_t * 18)(*_fields(a), *_fields(b), *_fields(out))
+        _PRODUCT(products[out.dtype.type][1])(fields, 1, int(ta), int(tb), 0)
     return request.param, dot
 
 

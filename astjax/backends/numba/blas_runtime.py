@@ -1,5 +1,8 @@
 """Matrix products through BLAS's gemm, called directly, split across threads.
 
+A product in a kernel is a call of code compiled once per machine (product_runtime, whose
+code emit_product writes here) on the operands' fields.
+
 Numba's `np.dot` calls one single-threaded gemm (see the backend on OpenBLAS's threads) and
 compiles an internal function per pair of operand layouts (about 0.6 s each: most of a cold
 compile of an MLP's gradient).  Here each operand is a C-contiguous array passed with a flag
@@ -208,7 +211,7 @@ THREADED = True
 # ---------------------------------------------------------------- blocks on Numba's pool
 # A product (a 2-D one is a batch of one) is a job of blocks: batch i's output cut into
 # `parts` blocks of rows (or columns, when there are more of them), block j = i * parts + p.
-# One worker function per kernel and dtype runs a range of blocks, each one gemm call on the
+# One worker function per dtype (in product_runtime's library) runs a range of blocks, each one gemm call on the
 # operands at an offset (no copies): on the calling thread, or past SPLIT_MACS multiply-adds
 # spread over Numba's thread pool through its threading layer's `parallel_for`, the entry its
 # parallel loops call. No parallel Numba function is compiled for it (that cost 0.9 s of every
@@ -223,6 +226,7 @@ SPLIT_MACS = 1 << 20
 _JOB = ("pa", "ab", "ar", "ac", "ars", "acs", "pb", "bb", "br", "bc", "brs", "bcs",
         "po", "ob", "or", "oc", "ors", "ocs", "fa", "fb", "parts", "by_rows")
 _FIELD = {name: k for k, name in enumerate(_JOB)}
+OPERAND_FIELDS = _JOB[:18]  # (what a kernel passes the compiled product: see _emit_product)
 
 
 def _launch_pool() -> bool:
@@ -235,11 +239,11 @@ def _launch_pool() -> bool:
         return False
 
 
-# Started now, not when a kernel first compiles: machine code loaded from the disk cache
-# calls the pool's entry by name, and nothing else would have started it in a new process
-# (test_numba_blas checks this in two processes). Generated code calls a product only
-# outside parallel loops: the workqueue layer (a fallback where TBB is missing) aborts on a
-# parallel region inside another.
+# Started now, not when a kernel first compiles: the products' machine code (product_runtime,
+# maybe read from the disk cache) calls the pool's entry by name, and nothing else would have
+# started it in a new process (test_numba_blas checks this in two processes). Generated code
+# calls a product only outside parallel loops: the workqueue layer (a fallback where TBB is
+# missing) aborts on a parallel region inside another.
 POOL = _launch_pool()
 
 
@@ -260,7 +264,7 @@ def _worker(context, module, dtype):
     intp = context.get_value_type(types.intp)
     fn = ir.Function(module, _gufunc_type(context), name)
     fn.linkage = "internal"
-    fn.attributes.add("noinline")  # (one copy, called by every product of the kernel)
+    fn.attributes.add("noinline")  # (one copy, called by every product of its dtype)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     args, dims = fn.args[0], fn.args[1]
     job = builder.bitcast(builder.load(args), intp.as_pointer())
@@ -337,15 +341,50 @@ def _thread_count(builder, intp):
 
 
 def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
-    """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one), as blocks of a job
-    run by the worker on this thread or over the pool; or, where `own_threads` (i1: the
-    kernel runs no parallel loops of its own) and NumPy's OpenBLAS is here, a large product
-    of 2-D arrays as one call of its gemm, which runs on OpenBLAS's own threads (THREADED)."""
-    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
-    dtype = arrays[2].dtype
+    """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one): the operands'
+    fields stored in a slot of the function and product_runtime's compiled product called
+    on them by name (its code is emit_product's)."""
+    intp = context.get_value_type(types.intp)
     operands = [_operand(context, builder, t, v) for t, v in zip(arrays, values)]
-    fields = dict(zip(_JOB, [x for own, _ in operands for x in own]))  # (a's, b's, out's)
-    batches = operands[2][1]
+    slots = _operand_slots(context, builder)
+    for k, value in enumerate(x for own, _ in operands for x in own):  # (a's, b's, out's)
+        builder.store(value, builder.gep(slots, [ir.Constant(intp, k)]))
+    own = own_threads if own_threads is not None else ir.Constant(ir.IntType(1), 0)
+    product = cgutils.get_or_insert_function(builder.module, product_type(context),
+                                             product_name(arrays[2].dtype))
+    builder.call(product, [slots, operands[2][1]] + [builder.zext(x, intp) for x in (fa, fb, own)])
+
+
+def _operand_slots(context, builder):
+    """The stack slot of a product's operand fields, one per function (its products run one
+    after another, so they share it)."""
+    shared = getattr(builder.function, "_astjax_operand_slots", None)
+    if shared is None:
+        intp = context.get_value_type(types.intp)
+        shared = builder.function._astjax_operand_slots = cgutils.alloca_once(
+            builder, intp, size=len(OPERAND_FIELDS))
+    return shared
+
+
+def product_name(dtype) -> str:
+    """The compiled product of `dtype`'s matrices (product_runtime registers it)."""
+    return f"astjax_product_{dtype}"
+
+
+def product_type(context):
+    """void(intp *operand_fields, intp batches, intp fa, intp fb, intp own_threads)."""
+    intp = context.get_value_type(types.intp)
+    return ir.FunctionType(ir.VoidType(), [intp.as_pointer()] + [intp] * 4)
+
+
+def emit_product(context, builder, dtype, fields, batches, fa, fb, own_threads):
+    """The code of a product whose operands' fields (OPERAND_FIELDS, intp values) are
+    `fields`: zeros for a sum of nothing; below SPLIT_MACS a matrix times a vector through
+    matvec_runtime; where `own_threads` (i1: the kernel runs no parallel loops of its own)
+    and NumPy's OpenBLAS is here, a large product of 2-D arrays as one call of its gemm,
+    which runs on OpenBLAS's own threads (THREADED); else blocks of a job, run by the
+    worker on this thread or over the pool."""
+    intp, i8p = context.get_value_type(types.intp), ir.IntType(8).as_pointer()
     k = builder.select(fa, fields["ar"], fields["ac"])
     zero = ir.Constant(intp, 0)
     elements = builder.mul(batches, builder.mul(fields["or"], fields["oc"]))
@@ -355,17 +394,9 @@ def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
             cgutils.memset(builder, builder.inttoptr(fields["po"], i8p), size, 0)
         with full:
             macs = builder.mul(elements, k)
-            gemm = functools.partial(_emit_gemm, context, builder, dtype, fields, batches, macs,
-                                     fa, fb, own_threads)
+            gemm = functools.partial(_emit_own_threads, context, builder, dtype, fields,
+                                     batches, macs, fa, fb, own_threads)
             _emit_matvec_or(context, builder, dtype, fields, batches, fa, fb, macs, gemm)
-
-
-def _emit_gemm(context, builder, dtype, fields, batches, macs, fa, fb, own_threads):
-    """The product through gemm: as a job, or on OpenBLAS's threads (_emit_own_threads)."""
-    if own_threads is None:
-        _emit_job(context, builder, dtype, fields, batches, macs, fa, fb)
-    else:
-        _emit_own_threads(context, builder, dtype, fields, batches, macs, fa, fb, own_threads)
 
 
 def _emit_matvec_or(context, builder, dtype, f, batches, fa, fb, macs, otherwise):
@@ -502,3 +533,8 @@ def batched_dot(typingctx, a, b, out, ta, tb):
     multiply-adds in all, the batches over Numba's pool (each product cut in blocks when
     there are fewer batches than threads)."""
     return _typed_product(3, a, b, out, ta, tb)
+
+
+# The products' machine code, compiled once per machine and registered by name before any
+# kernel that calls it is compiled or loaded (last: it builds on the functions above).
+from . import product_runtime  # noqa: E402,F401

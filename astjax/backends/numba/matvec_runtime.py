@@ -9,7 +9,8 @@ its own vector, and a tree of shuffles folds the block's vectors into one whose 
 i's sum (log2(lanes) levels, half the lanes added at each), so the horizontal adds are shared
 by the block. Measured on the 512x32 product with an aligned matrix: 1.0 us (AVX-512).
 
-The code is one internal function per dtype in the calling module, written with llvmlite.
+The code is one internal function per dtype, written with llvmlite, in the products' library
+(product_runtime), compiled once per machine.
 """
 import functools
 
