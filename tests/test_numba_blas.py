@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from astjax.backends.numba import blas_runtime as br
+from astjax.backends.numba import product_runtime as pr
 
 rng = np.random.default_rng(3)
 
@@ -23,8 +24,8 @@ def _operands(m, k, n, ta, tb, dtype):
 
 @numba.njit
 def dot(a, b, out, ta, tb, own_threads=False):
-    """br.dot is an intrinsic (compiled code calls it): called from Python through this."""
-    br.dot(a, b, out, ta, tb, own_threads)
+    """pr.dot is an intrinsic (compiled code calls it): called from Python through this."""
+    pr.dot(a, b, out, ta, tb, own_threads)
 
 
 def _close(got, want, dtype):
@@ -57,7 +58,7 @@ def test_products_either_side_of_the_small_size_match_numpy(m, k, n, dtype):
 
 @numba.njit
 def batched_dot(a, b, out, ta, tb):
-    br.batched_dot(a, b, out, ta, tb)
+    pr.batched_dot(a, b, out, ta, tb)
 
 
 def test_every_gemm_entry_is_filled():
@@ -99,15 +100,14 @@ def test_large_products_split_into_blocks_match_numpy(m, k, n, ta, tb, own_threa
 
 
 def test_a_kernel_calls_the_compiled_product_by_name():
-    """A product in a kernel is a call of product_runtime's compiled code, which holds the
+    """A product in a kernel is a call of the compiled product (product_runtime), which holds the
     gemm calls, the matrix-vector path and the pool's entry: none is compiled into the
     kernel."""
     from numba.core.registry import cpu_target
-    from astjax.backends.numba import product_runtime
 
     @numba.njit
     def dot_here(a, b, out):
-        br.dot(a, b, out, False, False, False)
+        pr.dot(a, b, out, False, False, False)
 
     a, b, want = _operands(701, 160, 311, False, False, np.float32)
     out = np.full((701, 311), np.nan, np.float32)
@@ -117,7 +117,7 @@ def test_a_kernel_calls_the_compiled_product_by_name():
     assert "@astjax_product_float32(" in kernel
     assert not any(name in kernel for name in ("numba_parallel_for", "astjax_matvec",
                                                "astjax_gemm"))
-    products = str(product_runtime._module(cpu_target.target_context))
+    products = str(pr._module(cpu_target.target_context))
     assert ("numba_parallel_for" in products) == br.POOL
     assert all(f"astjax_matvec_{t}" in products for t in ("float32", "float64"))
 
@@ -128,7 +128,7 @@ from astjax.backends.numba import blas_runtime as br, product_runtime as pr
 
 @numba.njit
 def dot(a, b, out):
-    br.dot(a, b, out, False, False, False)
+    pr.dot(a, b, out, False, False, False)
 
 a = np.linspace(-1, 1, 701 * 160, dtype=np.float32).reshape(701, 160)
 b = np.linspace(1, -1, 160 * 311, dtype=np.float32).reshape(160, 311)

@@ -10,18 +10,17 @@ from hypothesis import given, settings, strategies as st
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
 
-from astjax.backends.numba import blas_runtime as br
 from astjax.backends.numba import matvec_runtime as mv
-from astjax.backends.numba import product_runtime
+from astjax.backends.numba import product_runtime as pr
 
 rng = np.random.default_rng(11)
 
 
 def _dot():
-    """A fresh caller of br.dot (its product: product_runtime's, at this machine's width)."""
+    """A fresh caller of pr.dot (its product: the registered one, at this machine's width)."""
     @numba.njit(cache=False)
     def dot(a, b, out, ta, tb):
-        br.dot(a, b, out, ta, tb, False)
+        pr.dot(a, b, out, ta, tb, False)
     return dot
 
 
@@ -34,11 +33,11 @@ def _products_at(bits: int) -> dict:
     try:
         context = cpu_target.target_context
         library = context.codegen().create_library(f"products_at_{bits}")
-        library.add_ir_module(product_runtime._module(context, suffix=f"_at_{bits}"))
+        library.add_ir_module(pr._module(context, suffix=f"_at_{bits}"))
         library.finalize()
     finally:
         mv.vector_bits = saved
-    return {dtype: (library, library.get_pointer_to_function(br.product_name(t) + f"_at_{bits}"))
+    return {dtype: (library, library.get_pointer_to_function(pr.product_name(t) + f"_at_{bits}"))
             for dtype, t in ((np.float32, numba.float32), (np.float64, numba.float64))}
 
 
@@ -53,7 +52,7 @@ def _fields(x) -> list:
 @pytest.fixture(scope="module", params=[128, 256, 512])
 def dot_at_width(request):
     """A product compiled with vectors of 128, 256 or 512 bits (SSE, AVX2, AVX-512
-    machines), called as br.dot is."""
+    machines), called as pr.dot is."""
     if request.param > mv.vector_bits():
         pytest.skip(f"this machine's vectors are narrower than {request.param} bits")
     products = _products_at(request.param)
@@ -128,7 +127,7 @@ def test_a_short_product_keeps_to_gemm():
 
 @numba.njit(cache=False)
 def _batched_dot(a, b, out, ta, tb):
-    br.batched_dot(a, b, out, ta, tb)
+    pr.batched_dot(a, b, out, ta, tb)
 
 
 @settings(max_examples=25, deadline=None)

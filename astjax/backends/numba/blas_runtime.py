@@ -1,7 +1,5 @@
-"""Matrix products through BLAS's gemm, called directly, split across threads.
-
-A product in a kernel is a call of code compiled once per machine (product_runtime, whose
-code emit_product writes here) on the operands' fields.
+"""Matrix products through BLAS's gemm, called directly, split across threads: the code
+emit_product writes, which product_runtime compiles once per machine and kernels call.
 
 Numba's `np.dot` calls one single-threaded gemm (see the backend on OpenBLAS's threads) and
 compiles an internal function per pair of operand layouts (about 0.6 s each: most of a cold
@@ -28,7 +26,6 @@ import llvmlite.binding
 import numba
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.extending import intrinsic
 
 from .matvec_runtime import lanes, matvec_function
 
@@ -139,7 +136,7 @@ def _call_gemm(builder, entry, chars, ints, floats, pointers, slot):
                               pointers[1], lda, floats[1], pointers[2], ldo])
 
 
-def _float_matrices(*arrays, ndim=2) -> bool:
+def float_matrices(*arrays, ndim=2) -> bool:
     """C-contiguous arrays of `ndim` dimensions and one float dtype (BLAS needs each row's
     elements adjacent)."""
     return all(isinstance(x, types.Array) and x.ndim == ndim and x.layout == "C" for x in arrays) \
@@ -226,7 +223,7 @@ SPLIT_MACS = 1 << 20
 _JOB = ("pa", "ab", "ar", "ac", "ars", "acs", "pb", "bb", "br", "bc", "brs", "bcs",
         "po", "ob", "or", "oc", "ors", "ocs", "fa", "fb", "parts", "by_rows")
 _FIELD = {name: k for k, name in enumerate(_JOB)}
-OPERAND_FIELDS = _JOB[:18]  # (what a kernel passes the compiled product: see _emit_product)
+OPERAND_FIELDS = _JOB[:18]  # (what a kernel passes the compiled product: product_runtime)
 
 
 def _launch_pool() -> bool:
@@ -306,7 +303,7 @@ def _matrices(builder, f, batch=None) -> list:
     return [matrix(x) for x in "abo"]
 
 
-def _operand(context, builder, aryty, value):
+def operand(context, builder, aryty, value):
     """(data, batch stride, rows, columns, row stride, column stride) as intp values, and the
     batch count: a 2-D array is a batch of one."""
     intp = context.get_value_type(types.intp)
@@ -338,43 +335,6 @@ def _thread_count(builder, intp):
                                          "get_num_threads")  # (declared as Numba declares it)
     count = builder.sext(builder.trunc(builder.call(get, []), ir.IntType(32)), intp)
     return _max(builder, count, ir.Constant(intp, 1))
-
-
-def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
-    """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one): the operands'
-    fields stored in a slot of the function and product_runtime's compiled product called
-    on them by name (its code is emit_product's)."""
-    intp = context.get_value_type(types.intp)
-    operands = [_operand(context, builder, t, v) for t, v in zip(arrays, values)]
-    slots = _operand_slots(context, builder)
-    for k, value in enumerate(x for own, _ in operands for x in own):  # (a's, b's, out's)
-        builder.store(value, builder.gep(slots, [ir.Constant(intp, k)]))
-    own = own_threads if own_threads is not None else ir.Constant(ir.IntType(1), 0)
-    product = cgutils.get_or_insert_function(builder.module, product_type(context),
-                                             product_name(arrays[2].dtype))
-    builder.call(product, [slots, operands[2][1]] + [builder.zext(x, intp) for x in (fa, fb, own)])
-
-
-def _operand_slots(context, builder):
-    """The stack slot of a product's operand fields, one per function (its products run one
-    after another, so they share it)."""
-    shared = getattr(builder.function, "_astjax_operand_slots", None)
-    if shared is None:
-        intp = context.get_value_type(types.intp)
-        shared = builder.function._astjax_operand_slots = cgutils.alloca_once(
-            builder, intp, size=len(OPERAND_FIELDS))
-    return shared
-
-
-def product_name(dtype) -> str:
-    """The compiled product of `dtype`'s matrices (product_runtime registers it)."""
-    return f"astjax_product_{dtype}"
-
-
-def product_type(context):
-    """void(intp *operand_fields, intp batches, intp fa, intp fb, intp own_threads)."""
-    intp = context.get_value_type(types.intp)
-    return ir.FunctionType(ir.VoidType(), [intp.as_pointer()] + [intp] * 4)
 
 
 def emit_product(context, builder, dtype, fields, batches, fa, fb, own_threads):
@@ -499,42 +459,3 @@ def _emit_job(context, builder, dtype, fields, batches, macs, fa, fb):
                          + [zero, ir.Constant(intp, 2), threads])
         with here:
             builder.call(worker, call)
-
-
-def _flags(context, builder, sig, args):
-    return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
-
-
-def _typed_product(ndim, a, b, out, ta, tb, *own_threads):
-    """The signature and code of a product of `ndim`-D operands (None: not ours to take)."""
-    if not _float_matrices(a, b, out, ndim=ndim):
-        return None
-    sig = types.none(a, b, out, ta, tb, *own_threads)
-
-    def codegen(context, builder, sig, args):
-        fa, fb, *own = _flags(context, builder, sig.args[3:], args[3:])
-        _emit_product(context, builder, sig.args[:3], args[:3], fa, fb, *own)
-        return context.get_dummy_value()
-    return sig, codegen
-
-
-@intrinsic
-def dot(typingctx, a, b, out, ta, tb, own_threads):
-    """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag says: one
-    gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per thread of
-    Numba's pool; or, `own_threads` set (by a kernel without parallel loops), one call of
-    NumPy's gemm, which threads it itself (see THREADED)."""
-    return _typed_product(2, a, b, out, ta, tb, own_threads)
-
-
-@intrinsic
-def batched_dot(typingctx, a, b, out, ta, tb):
-    """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays: past SPLIT_MACS
-    multiply-adds in all, the batches over Numba's pool (each product cut in blocks when
-    there are fewer batches than threads)."""
-    return _typed_product(3, a, b, out, ta, tb)
-
-
-# The products' machine code, compiled once per machine and registered by name before any
-# kernel that calls it is compiled or loaded (last: it builds on the functions above).
-from . import product_runtime  # noqa: E402,F401

@@ -1,16 +1,16 @@
-"""Matrix products compiled once per machine and called by every kernel that has one.
+"""Matrix products in kernels: calls of code compiled once per machine.
 
 A product's code (blas_runtime.emit_product: the empty sum, the matrix-vector path of
 matvec_runtime, gemm on this thread, on Numba's pool or on OpenBLAS's own threads) was
-emitted into each kernel and compiled again with it: 0.3-0.5 s of mlp_value_and_grad's cold
-compile of 1.8-2.2 s (five products). Here it is compiled once per dtype, as
+emitted into each kernel and compiled again with it: 0.3-0.6 s of mlp_value_and_grad's cold
+compile of 1.9-2.5 s (five products). Here it is compiled once per dtype, as
 `astjax_product_float32` and `astjax_product_float64`, into a library whose machine code is
-kept in the cache folder; a kernel stores its operands' fields and calls the product by
-name, which LLVM resolves through the symbol registered at import (as it resolves gemm's
-table). The file's key covers what the code depends on: the runtime's files, Numba's and
-llvmlite's versions, the machine Numba compiles for and whether Numba's thread pool
-started (without it, no call of the pool is compiled in). A file that cannot be read back is
-compiled again and replaced.
+kept in the cache folder, and `dot`/`batched_dot` in a kernel store the operands' fields and
+call the product by name, which LLVM resolves through the symbol registered when this module
+is imported (as it resolves gemm's table). The file's key covers what the code depends on:
+the runtime's files, Numba's and llvmlite's versions, the machine Numba compiles for and
+whether Numba's thread pool started (without it, no call of the pool is compiled in). A file
+that cannot be read back is compiled again and replaced.
 """
 import hashlib
 import os
@@ -20,20 +20,33 @@ import llvmlite
 import llvmlite.binding
 import numba
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import cpu_target
+from numba.extending import intrinsic
 
 from astjax.core.files import cache_root, write_atomic
 
 from .. import numba_runtime_digest
 from . import blas_runtime
-from .blas_runtime import OPERAND_FIELDS, emit_product, product_name, product_type
+from .blas_runtime import OPERAND_FIELDS, emit_product, float_matrices, operand
 
 DTYPES = (types.float32, types.float64)
 LIBRARY = "astjax_products"
 
 
+def product_name(dtype) -> str:
+    """The compiled product of `dtype`'s matrices."""
+    return f"astjax_product_{dtype}"
+
+
+def product_type(context):
+    """void(intp *operand_fields, intp batches, intp fa, intp fb, intp own_threads)."""
+    intp = context.get_value_type(types.intp)
+    return ir.FunctionType(ir.VoidType(), [intp.as_pointer()] + [intp] * 4)
+
+
+# ---------------------------------------------------------------- the library
 def _module(context, suffix: str = ""):
     """The LLVM module defining the product of each dtype (named product_name(dtype) +
     suffix: tests build variants beside the registered ones)."""
@@ -89,6 +102,66 @@ def _register() -> str:
     return source
 
 
-# Registered when blas_runtime is imported: before any kernel with a product is compiled or
-# loaded from the disk cache.
+# Registered on import: before any kernel with a product is compiled or loaded from the disk
+# cache (kernels reach `dot` through the runtime, which imports this module).
 SOURCE = _register()  # ("cache" or "compiled": tests/test_numba_blas.py)
+
+
+# ---------------------------------------------------------------- calls from kernels
+def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
+    """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one): the operands'
+    fields stored in a slot of the function and the compiled product called on them."""
+    intp = context.get_value_type(types.intp)
+    operands = [operand(context, builder, t, v) for t, v in zip(arrays, values)]
+    slots = _operand_slots(context, builder)
+    for k, value in enumerate(x for own, _ in operands for x in own):  # (a's, b's, out's)
+        builder.store(value, builder.gep(slots, [ir.Constant(intp, k)]))
+    own = own_threads if own_threads is not None else ir.Constant(ir.IntType(1), 0)
+    product = cgutils.get_or_insert_function(builder.module, product_type(context),
+                                             product_name(arrays[2].dtype))
+    builder.call(product, [slots, operands[2][1]] + [builder.zext(x, intp) for x in (fa, fb, own)])
+
+
+def _operand_slots(context, builder):
+    """The stack slot of a product's operand fields, one per function (its products run one
+    after another, so they share it)."""
+    shared = getattr(builder.function, "_astjax_operand_slots", None)
+    if shared is None:
+        intp = context.get_value_type(types.intp)
+        shared = builder.function._astjax_operand_slots = cgutils.alloca_once(
+            builder, intp, size=len(OPERAND_FIELDS))
+    return shared
+
+
+def _flags(context, builder, sig, args):
+    return [context.cast(builder, v, t, types.boolean) for v, t in zip(args, sig)]
+
+
+def _typed_product(ndim, a, b, out, ta, tb, *own_threads):
+    """The signature and code of a product of `ndim`-D operands (None: not ours to take)."""
+    if not float_matrices(a, b, out, ndim=ndim):
+        return None
+    sig = types.none(a, b, out, ta, tb, *own_threads)
+
+    def codegen(context, builder, sig, args):
+        fa, fb, *own = _flags(context, builder, sig.args[3:], args[3:])
+        _emit_product(context, builder, sig.args[:3], args[:3], fa, fb, *own)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+@intrinsic
+def dot(typingctx, a, b, out, ta, tb, own_threads):
+    """out = op(a) @ op(b) for 2-D float operands, op(x) being x or x.T as its flag says: one
+    gemm call, or past SPLIT_MACS multiply-adds one block of rows (or columns) per thread of
+    Numba's pool; or, `own_threads` set (by a kernel without parallel loops), one call of
+    NumPy's gemm, which threads it itself (see blas_runtime.THREADED)."""
+    return _typed_product(2, a, b, out, ta, tb, own_threads)
+
+
+@intrinsic
+def batched_dot(typingctx, a, b, out, ta, tb):
+    """out[i] = op(a[i]) @ op(b[i]) for (batch, rows, columns) float arrays: past SPLIT_MACS
+    multiply-adds in all, the batches over Numba's pool (each product cut in blocks when
+    there are fewer batches than threads)."""
+    return _typed_product(3, a, b, out, ta, tb)

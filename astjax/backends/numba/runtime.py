@@ -441,6 +441,6 @@ from .linalg_runtime import (cholesky_batch, eigh_batch, lower_solve_batch, lu_b
                              qr_batch, singular_values_batch, svd_batch)
 from .fft_runtime import fft_into  # noqa: E402,F401
 from .conv_runtime import conv5, conv5_gemm  # noqa: E402,F401
-from .blas_runtime import batched_dot, dot  # noqa: E402,F401
+from .product_runtime import batched_dot, dot  # noqa: E402,F401
 from .eig_runtime import eig_into, schur_into  # noqa: E402,F401
 from astjax.core import processes  # noqa: E402,F401  (MPI collectives, from object mode)
