@@ -11,8 +11,10 @@ pins a backend without XLA.
 import importlib
 
 from . import preload as _preload
+from .core import heap as _heap
 
 _importing_jaxlib = _preload.start()  # (beside the imports below; joined at the end)
+_heap.keep_freed_memory()  # (every backend's arrays: see core/heap.py)
 
 from .rewriters import ad as _ad, batching as _batching  # noqa: E402, F401  (rule tables complete)
 

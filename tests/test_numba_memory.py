@@ -1,7 +1,8 @@
-"""The Numba backend keeps freed memory for the next call (glibc's malloc thresholds): a
-kernel whose temporaries total ~48 MB takes no page faults on repeat calls. Oracle: the
-process's minor page-fault count, read in a new process so that no earlier test has moved
-glibc's adaptive thresholds."""
+"""Freed memory is kept for the next call (glibc's malloc thresholds, set by `import astjax`):
+a function whose temporaries total ~48 MB takes no page faults on repeat calls, on the
+Numba backend and on NumPy (the first tier of `backend="auto"`). Oracle: the process's minor
+page-fault count, read in a new process so that no earlier test has moved glibc's adaptive
+thresholds."""
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.skipif(
 # its carries, double buffers and result are ~48 MB, allocated on every call.
 PROGRAM = """
 import resource
+import sys
 import numpy as np
 import astjax
 import astjax.numpy as jnp
@@ -28,7 +30,7 @@ def halve_large(x):
 
 
 a = np.linspace(0.01, 100, 1_500_000)
-f = astjax.jit(halve_large, backend="numba")
+f = astjax.jit(halve_large, backend=sys.argv[1])
 assert np.all(np.asarray(f(a)) <= 1.0)
 f(a)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -38,12 +40,12 @@ print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) // 5)
 """
 
 
-def _faults_per_call(tmp_path, **env) -> int:
+def _faults_per_call(tmp_path, backend="numba", **env) -> int:
     program = tmp_path / "newton.py"
     program.write_text(PROGRAM)
     env = {name: value for name, value in os.environ.items()
            if not name.startswith("MALLOC_") and name != "GLIBC_TUNABLES"} | env
-    done = subprocess.run([sys.executable, str(program)], env=env, capture_output=True,
+    done = subprocess.run([sys.executable, str(program), backend], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stdout.split()[-1])
@@ -51,6 +53,11 @@ def _faults_per_call(tmp_path, **env) -> int:
 
 def test_repeat_calls_reuse_the_memory_their_temporaries_freed(tmp_path):
     assert _faults_per_call(tmp_path) < 500  # (9,500 a call before: every page of 40 MB)
+
+
+def test_the_numpy_tier_reuses_it_too(tmp_path):
+    """Its temporaries are NumPy's arrays, one per operation and iteration."""
+    assert _faults_per_call(tmp_path, backend="numpy") < 500
 
 
 def test_a_programs_own_malloc_settings_are_kept(tmp_path):

@@ -18,7 +18,6 @@ Calling convention (`compile_func`): the generated top-level function takes C-co
 arrays and, for 0-d parameters, scalars of the parameter's dtype; the returned callable makes
 the inputs so and gives every 0-d result back as a NumPy scalar of its aval's dtype.
 """
-import ctypes
 import functools
 import hashlib
 import importlib.util
@@ -74,37 +73,6 @@ def _single_threaded_blas() -> None:
 
 
 _single_threaded_blas()
-
-
-# glibc's mallopt parameters, and the values set: 32 MiB is the most glibc's own adaptive
-# mmap threshold reaches; 256 MiB of free memory may stay at the top of the heap.
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-TRIM_BYTES, MMAP_BYTES = 256 << 20, 32 << 20
-
-
-def _reused_heap() -> None:
-    """Kernels allocate their temporaries on each call (a while loop's carries and double
-    buffers, a scan's stacked outputs). glibc gives freed memory back to the system once more
-    than twice the largest block freed so far sits free at the top of its heap, and serves
-    blocks past its mmap threshold from fresh mappings: either way the next call faults in
-    every page it writes. A vmapped while loop over a million lanes (40 MB of temporaries)
-    took 9,490 page faults and 15-20 ms a call in a new process, against none and 5-6 ms
-    with these thresholds. A program that set either threshold itself keeps its own."""
-    tunables = os.environ.get("GLIBC_TUNABLES", "")
-    if any(name in os.environ for name in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_")) \
-            or "trim_threshold" in tunables or "mmap_threshold" in tunables:
-        return
-    try:
-        if not os.confstr("CS_GNU_LIBC_VERSION").startswith("glibc"):
-            return
-        mallopt = ctypes.CDLL(None).mallopt
-    except (AttributeError, OSError, ValueError):  # (another C library: nothing to set)
-        return
-    mallopt(M_TRIM_THRESHOLD, TRIM_BYTES)
-    mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
-
-
-_reused_heap()
 
 
 def _fork_safe_threads() -> None:

@@ -78,9 +78,15 @@ def _logistic(x):
     the result is 0). NumPy's own ufuncs: SciPy's expit would cost a first call the import
     of scipy.special (0.24 s)."""
     x = np.asarray(x)
+    if not x.ndim or x.dtype.kind != "f":
+        with np.errstate(over="ignore"):
+            out = 1.0 / (1.0 + np.exp(-x))
+        return out if out.ndim else out[()]
+    out = np.negative(x)  # (one array, each step in place: 2M float32 13 -> 5 ms)
     with np.errstate(over="ignore"):
-        out = 1.0 / (1.0 + np.exp(-x))
-    return out if out.ndim else out[()]
+        np.exp(out, out=out)
+    out += 1
+    return np.divide(1, out, out=out)
 
 
 def _rsqrt(x):
