@@ -1,4 +1,4 @@
-"""float32 sin and cos on the XLA backend (xla/trig.py): vector arithmetic in place of XLA's
+"""float32 sin, cos and tan on the XLA backend (xla/trig.py): vector arithmetic in place of XLA's
 per-element calls of the C library, for arrays whose every element is below trig.LIMIT in
 magnitude. Oracle: NumPy in float64, rounded to float32; XLA's own sine beyond the limit."""
 import numpy as np
@@ -63,6 +63,41 @@ def test_an_element_beyond_the_limit_takes_xlas_sine_for_the_array(odd):
     np.testing.assert_allclose(c[finite], want_c[finite], rtol=0, atol=2e-7)
 
 
+TAN = astjax.jit(jnp.tan, backend="xla")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([1e-3, 1.0, 3.0, 100.0, 1e4, trig.LIMIT / 2]), st.integers(0, 2**31 - 1))
+def test_tan_within_an_ulp_below_the_limit(scale, seed):
+    x = (np.random.default_rng(seed).uniform(-1, 1, 4096) * scale).astype(np.float32)
+    assert _ulps(np.asarray(TAN(x)), x, np.tan).max() <= 1.0
+
+
+def test_tan_near_its_poles_and_zeros_and_at_the_special_values():
+    """Either side of k pi/2: even k a zero of tan, odd k a pole (-cos(r)/sin(r) there)."""
+    k = np.arange(-20000, 20000, 3, dtype=np.float64)
+    near = np.concatenate([np.nextafter((k * np.pi / 2).astype(np.float32), d)
+                           for d in (-np.inf, 0, np.inf)])
+    assert _ulps(np.asarray(TAN(near)), near, np.tan).max() <= 1.0
+    special = np.zeros(2048, np.float32)
+    special[:4] = [0.0, -0.0, 1e-30, -1e-30]
+    t = np.asarray(TAN(special))
+    assert t[0] == 0 and not np.signbit(t[0]) and t[1] == 0 and np.signbit(t[1])
+    assert t[2] == np.float32(1e-30) and t[3] == np.float32(-1e-30)
+
+
+@pytest.mark.parametrize("odd", [np.inf, np.nan, -1e30])
+def test_an_element_beyond_the_limit_takes_xlas_tan_for_the_array(odd):
+    x = np.linspace(-1.5, 1.5, 2048).astype(np.float32)
+    x[5] = odd
+    t = np.asarray(TAN(x))
+    with np.errstate(invalid="ignore"):
+        want = np.tan(x.astype(np.float64))
+    np.testing.assert_array_equal(np.isnan(t), np.isnan(want))
+    finite = np.isfinite(want) & (np.abs(want) < 1e3)
+    np.testing.assert_allclose(t[finite], want[finite], rtol=2e-6)
+
+
 def _large(x):
     return jnp.sin(x)
 
@@ -78,6 +113,8 @@ def _wide(x):
 def test_the_fast_form_is_what_runs_for_large_float32_arrays_only():
     text = astjax.make_source(astjax.jit(_large, backend="xla"), np.ones(4096, np.float32))
     assert "stablehlo.case" in text and "stablehlo.sine" in text  # (both branches)
+    text = astjax.make_source(TAN, np.ones(4096, np.float32))
+    assert "stablehlo.case" in text and "stablehlo.tan" in text
     for fn, x in ((_small, np.ones(16, np.float32)), (_wide, np.ones(4096, np.float64))):
         text = astjax.make_source(astjax.jit(fn, backend="xla"), x)
         assert "stablehlo.case" not in text and "stablehlo.sine" in text

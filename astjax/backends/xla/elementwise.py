@@ -56,14 +56,14 @@ def _one_operation(name):
     return lower
 
 
-VECTOR_TRIG = ("sin", "cos")  # (XLA's own calls the C library per element: see trig.py)
+VECTOR_TRIG = trig.KINDS  # (XLA's own calls the C library per element: see trig.py)
 
 for _prim, _name in ONE_OPERATION.items():
     if _prim not in VECTOR_TRIG:
         LOWER.set(_prim, _one_operation(_name))
 
 
-def _sin_cos(kind):
+def _trig(kind):
     plain = _one_operation(ONE_OPERATION[kind])
 
     def lower(body, eqn, x):
@@ -71,12 +71,12 @@ def _sin_cos(kind):
         if not trig.wanted(dtype, shape):
             return plain(body, eqn, x)
         (x,) = _operands(body, eqn, [x])
-        return [trig.sin_cos(body, x, kind, ONE_OPERATION[kind], hint=eqn.prim)]
+        return [trig.fast_or_exact(body, x, kind, ONE_OPERATION[kind], hint=eqn.prim)]
     return lower
 
 
 for _kind in VECTOR_TRIG:
-    LOWER.set(_kind, _sin_cos(_kind))
+    LOWER.set(_kind, _trig(_kind))
 
 
 def _comparison(direction):
