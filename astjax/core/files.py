@@ -1,11 +1,32 @@
 """Writing generated files: atomically (temporary file + rename), so no reader sees half a file;
 naming them by their content (`content_digest`)."""
+import contextlib
 import functools
 import hashlib
 import os
 import shutil
 import tempfile
 import warnings
+
+
+@contextlib.contextmanager
+def one_process_at_a_time(path: str):
+    """Inside the block this process holds an advisory lock on the existing file at `path`:
+    another process entering the block for the same file waits until this one leaves it (or
+    ends, however it ends: the system drops the lock). Where there are no such locks (no
+    fcntl, a file system without them, an unreadable file), nobody waits."""
+    try:
+        import fcntl
+        handle = open(path, "rb")
+    except (ImportError, OSError):
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
 
 
 def write_atomic(path: str, content) -> None:

@@ -168,8 +168,9 @@ for taken in glob.glob(glob.escape(job) + ".taken-*"):  # claimed by another: wa
 
 def compile_kernel(job: dict) -> None:
     from astjax.backends import numba as backend
+    from astjax.core.files import one_process_at_a_time
     generated = backend.Generated(job["path"], job["import_name"], job["consts"], job["kernel"])
-    with backend.kernel_options():
+    with one_process_at_a_time(generated.path), backend.kernel_options():
         generated.kernel().compile(job["signature"])
 
 

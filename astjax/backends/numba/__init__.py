@@ -41,7 +41,8 @@ import numba.core.errors  # noqa: E402
 from .cache_locator import ensure_locator  # noqa: E402  (first: before any cache=True)
 
 from astjax.backends import numba_runtime_digest
-from astjax.core.files import cache_root, content_digest, discard, write_if_changed
+from astjax.core.files import (cache_root, content_digest, discard, one_process_at_a_time,
+                               write_if_changed)
 from astjax.core.ir import Func, sub_funcs
 from astjax.errors import TransformError
 
@@ -230,7 +231,7 @@ def generate(func: Func, origin: str = "?") -> Generated:
 
 def load(generated: Generated, func: Func):
     """The calling convention (see the module docstring) around the generated kernel."""
-    return _entry(generated.kernel(), func)
+    return _entry(generated.kernel(), func, generated.path)
 
 
 def kernel_signature(func: Func, args) -> tuple:
@@ -256,8 +257,11 @@ def _digest(source: str, consts: dict) -> str:
     return content_digest(source, consts, RUNTIME_FINGERPRINT)[:20]
 
 
-def _entry(kernel, func: Func):
-    """The calling convention around the kernel (see the module docstring)."""
+def _entry(kernel, func: Func, path: str):
+    """The calling convention around the kernel (see the module docstring). Its first call
+    compiles it with the module's file locked: processes compiling the same kernel at once
+    (MPI's ranks, a pool's workers) wait for the first, then load its machine code from
+    Numba's cache."""
     in_avals, out_avals = func.in_avals, func.out_avals
     convert = [_argument_converter(aval) for aval in in_avals]
     overloads = kernel.overloads
@@ -269,7 +273,7 @@ def _entry(kernel, func: Func):
             if overloads:  # (a dict: cheaper to ask than .signatures)
                 result = kernel(*ready)
             else:  # compiled (or loaded from the cache) at the first call
-                with kernel_options():
+                with one_process_at_a_time(path), kernel_options():
                     result = kernel(*ready)
         except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
