@@ -259,9 +259,9 @@ def _digest(source: str, consts: dict) -> str:
 
 def _entry(kernel, func: Func, path: str):
     """The calling convention around the kernel (see the module docstring). Its first call
-    compiles it with the module's file locked: processes compiling the same kernel at once
-    (MPI's ranks, a pool's workers) wait for the first, then load its machine code from
-    Numba's cache."""
+    compiles it with the module's file locked (and then runs it, unlocked: its collectives
+    wait for the other ranks): processes compiling the same kernel at once (MPI's ranks, a
+    pool's workers) wait for the first, then load its machine code from Numba's cache."""
     in_avals, out_avals = func.in_avals, func.out_avals
     convert = [_argument_converter(aval) for aval in in_avals]
     overloads = kernel.overloads
@@ -272,9 +272,10 @@ def _entry(kernel, func: Func, path: str):
         try:
             if overloads:  # (a dict: cheaper to ask than .signatures)
                 result = kernel(*ready)
-            else:  # compiled (or loaded from the cache) at the first call
-                with one_process_at_a_time(path), kernel_options():
-                    result = kernel(*ready)
+            else:  # compiled (or loaded from the cache) at the first call, then run
+                with one_process_at_a_time(path), kernel_options():  # (not the run: it may
+                    kernel.compile(tuple(numba.typeof(a) for a in ready))  # wait on a rank)
+                result = kernel(*ready)
         except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
         if one_array:
