@@ -379,7 +379,7 @@ def test_a_numba_compile_failure_is_an_astjax_error():
         return x.no_such_method()
 
     x = Var(AVal((2,), np.dtype("float64")), "x")
-    call = numba_backend._entry(broken, Func("broken", [x], [], [x]))
+    call = numba_backend._entry(broken, Func("broken", [x], [], [x]), __file__)  # (its lock)
     with pytest.raises(TransformError, match="could not compile broken"):
         call(np.ones(2))
 
