@@ -20,7 +20,7 @@ of the exact result, cos(0) = 1 and sin(-0) = -0 (tests/test_xla_trig.py); 9 ms 
            = -cos(r) / sin(r)            (n odd),     r = x - n pi/2,  n = rint(2x/pi)
 
 with both Taylor series on |r| <= pi/4 (errors below 3e-14 and 1e-15), one division and one
-rounding, likewise within an ulp; 4M elements 61 -> 10 ms.
+rounding, likewise within an ulp; 4M elements 58-71 -> 6-11 ms.
 
 The fast form serves arrays whose every element is below LIMIT in magnitude (a NaN or an
 infinity is not): one reduction over the array picks it or XLA's own operation, as a
