@@ -208,11 +208,12 @@ THREADED = True
 # ---------------------------------------------------------------- blocks on Numba's pool
 # A product (a 2-D one is a batch of one) is a job of blocks: batch i's output cut into
 # `parts` blocks of rows (or columns, when there are more of them), block j = i * parts + p.
-# One worker function per dtype (in product_runtime's library) runs a range of blocks, each one gemm call on the
-# operands at an offset (no copies): on the calling thread, or past SPLIT_MACS multiply-adds
-# spread over Numba's thread pool through its threading layer's `parallel_for`, the entry its
-# parallel loops call. No parallel Numba function is compiled for it (that cost 0.9 s of every
-# cold compile with a product), no threads are started per call (that cost 50-80 us a call).
+# One worker function per dtype (in product_runtime's library) runs a range of blocks, each
+# one gemm call on the operands at an offset (no copies): on the calling thread, or past
+# SPLIT_MACS multiply-adds spread over Numba's thread pool through its threading layer's
+# `parallel_for`, the entry its parallel loops call. No parallel Numba function is compiled
+# for it (that cost 0.9 s of every cold compile with a product), no threads are started per
+# call (that cost 50-80 us a call).
 # On 2 cores, split over the pool against one thread: 64x128x128 (1M) 22-25 against 32 us,
 # 128x256x128 66-69 against 107, 256x256x256 214-219 against 385, 256x784x512 1.19-1.26 ms
 # against 2.36 (threads started per call: 150-174 us for 128x256x128).
