@@ -8,17 +8,16 @@ compile of 1.9-2.5 s (five products). Here it is compiled once per dtype, as
 kept in the cache folder, and `dot`/`batched_dot` in a kernel store the operands' fields and
 call the product by name, which LLVM resolves through the symbol registered when this module
 is imported (as it resolves gemm's table). The file's key covers what the code depends on:
-the runtime's files, Numba's and llvmlite's versions, the machine Numba compiles for and
-whether Numba's thread pool started (without it, no call of the pool is compiled in). A file
-that cannot be read back is compiled again and replaced.
+the generated kernels' fingerprint (the runtime's files, Numba's and llvmlite's versions),
+the machine Numba compiles for and whether Numba's thread pool started (without it, no call
+of the pool is compiled in). A file that cannot be read back is compiled again and
+replaced.
 """
 import hashlib
 import os
 import pickle
 
-import llvmlite
 import llvmlite.binding
-import numba
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.core.compiler_lock import global_compiler_lock
@@ -27,8 +26,7 @@ from numba.extending import intrinsic
 
 from astjax.core.files import cache_root, write_atomic
 
-from .. import numba_runtime_digest
-from . import blas_runtime
+from . import RUNTIME_FINGERPRINT, blas_runtime
 from .blas_runtime import OPERAND_FIELDS, emit_product, float_matrices, operand
 
 DTYPES = (types.float32, types.float64)
@@ -64,8 +62,7 @@ def _module(context, suffix: str = ""):
 
 
 def _cache_path(codegen) -> str:
-    key = repr((numba_runtime_digest(), numba.__version__, llvmlite.__version__,
-                codegen.magic_tuple(), blas_runtime.POOL))
+    key = repr((RUNTIME_FINGERPRINT, codegen.magic_tuple(), blas_runtime.POOL))
     digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     return os.path.join(cache_root(), "numba", f"{LIBRARY}_{digest}.bin")
 

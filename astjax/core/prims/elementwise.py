@@ -82,7 +82,7 @@ def _logistic(x):
         with np.errstate(over="ignore"):
             out = 1.0 / (1.0 + np.exp(-x))
         return out if out.ndim else out[()]
-    out = np.negative(x)  # (one array, each step in place: 2M float32 13 -> 5 ms)
+    out = np.negative(x)  # (one array, each step in place: 2M float32 5.8-6.3 -> 4.3-4.5 ms)
     with np.errstate(over="ignore"):
         np.exp(out, out=out)
     out += 1
