@@ -71,6 +71,19 @@ def test_softmax_family_matches_jax(name, x, data):
     check(lambda a: getattr(nn, name)(a, axis=axis), lambda a: getattr(jnn, name)(a, axis=axis), x)
 
 
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_family_matches_jax_on_infinities_and_where(name):
+    """JAX's formula: a row holding +inf is all nan, one of -inf only is nan, and `where`
+    leaves elements out (softmax 0, log_softmax -inf there)."""
+    x = np.array([[1.0, -np.inf, 2.0], [-np.inf, -np.inf, -np.inf], [np.inf, 1.0, 0.0],
+                  [np.nan, 1.0, 2.0], [0.5, 1.5, -1.0]], np.float32)
+    check(getattr(nn, name), getattr(jnn, name), x)
+    where = np.array([[True, False, True], [True, True, False], [False, True, True],
+                      [True, True, True], [False, False, False]])
+    check(lambda a: getattr(nn, name)(a, where=where),
+          lambda a: getattr(jnn, name)(a, where=where), x)
+
+
 @settings(max_examples=30, deadline=None)
 @given(x=inputs, data=st.data(), keepdims=st.booleans())
 def test_logsumexp_matches_jax(x, data, keepdims):
