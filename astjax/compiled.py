@@ -360,11 +360,12 @@ def _same(current, value) -> bool:
 
 
 def _plain_call(args):
-    """(key, leaves) when the arguments are NumPy arrays (astjax's included), bare or in
-    tuples, lists, string-or-number-keyed dicts and None, else None.  The key holds the
-    containers' types and keys and each array's shape and dtype, so it decides the entry as
-    the full key (tree, leaf signatures, static values) does; the leaves are the arrays in
-    tree_flatten's order."""
+    """(key, leaves) when the arguments are NumPy arrays (astjax's included) or scalars
+    (NumPy's, or Python's bool, int and float), bare or in tuples, lists,
+    string-or-number-keyed dicts and None, else None.  The key holds the containers' types
+    and keys, each array's shape and dtype, each NumPy scalar's dtype and each Python
+    scalar's type, so it decides the entry as the full key (tree, leaf signatures, static
+    values) does; the leaves are the arrays and scalars in tree_flatten's order."""
     key = []
     for a in args:  # (the common case, kept short: arrays only)
         if not isinstance(a, np.ndarray):
@@ -383,11 +384,17 @@ class _NotPlain(Exception):
     pass
 
 
+_PLAIN_SCALARS = (bool, int, float)  # (weakly typed: the type alone decides the entry)
+
+
 def _plain_node(x, leaves: list):
     if isinstance(x, np.ndarray):
         leaves.append(x)
         return x.shape, x.dtype
     kind = type(x)
+    if kind in _PLAIN_SCALARS or isinstance(x, np.generic):  # (a step size, a count: a NumPy
+        leaves.append(x)  # scalar took 16.5 us a call through the general path, 4.3 as a
+        return ("scalar", kind, getattr(x, "dtype", None))  # 0-d array)
     if kind is tuple or kind is list:
         return kind, tuple(_plain_node(v, leaves) for v in x)
     if kind is dict:

@@ -167,6 +167,29 @@ def test_repeat_calls_on_containers_of_arrays_skip_argument_binding(monkeypatch)
             f(other, (a, b))
 
 
+def test_repeat_calls_with_scalars_skip_argument_binding(monkeypatch):
+    """A NumPy scalar or a Python number beside the arrays (a step size, a count) takes the
+    fast path too, keyed by its dtype or its type: each value reaches the compiled code."""
+    jit_module = importlib.import_module("astjax.compiled")
+
+    def step(x, lr, n):
+        return x - lr * x * n
+    f = astjax.jit(step)
+    x = np.linspace(1.0, 2.0, 3, dtype=np.float32)
+    f(x, np.float32(0.5), 2), f(x, 0.5, 2), f(x, 0.5, True)
+
+    def no_binding(*args, **kwargs):
+        raise AssertionError("a repeat call bound its arguments again")
+    monkeypatch.setattr(jit_module, "split_arguments", no_binding)
+    for lr, n in ((np.float32(0.25), 3), (0.125, 5), (0.75, False), (0.75, True)):
+        out = f(x, lr, n)
+        assert out.dtype == np.float32  # (a Python number is weakly typed)
+        np.testing.assert_allclose(out, x - np.float32(lr) * x * n, rtol=1e-6)
+    for lr, n in ((np.float64(0.5), 2), (np.float32(0.5), np.int32(2))):  # other dtypes
+        with pytest.raises(AssertionError, match="bound its arguments"):
+            f(x, lr, n)
+
+
 def test_the_fast_path_notices_a_changed_global(monkeypatch):
     f = astjax.jit(case.scaled)
     x = np.ones(3)

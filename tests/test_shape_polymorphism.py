@@ -171,3 +171,31 @@ def test_numba_compiles_once_for_many_lengths(compilations):
     (entry,) = entries
     assert len(entry._calls) == 1  # one generated module
     assert len(entry.call.kernel.overloads) == 1  # one machine-code specialisation in Numba
+
+
+def gates(z, c):
+    """An LSTM cell's gates: one product's output split in four along a symbolic size."""
+    i, f, g, o = jnp.split(z, 4, axis=-1)
+    c = astjax.nn.sigmoid(f) * c + astjax.nn.sigmoid(i) * jnp.tanh(g)
+    return jnp.sum(astjax.nn.sigmoid(o) * jnp.tanh(c))
+
+
+def _gates_np(z, c):
+    i, f, g, o = np.split(z, 4, axis=-1)
+    sig = lambda v: 1.0 / (1.0 + np.exp(-v))  # noqa: E731
+    c = sig(f) * c + sig(i) * np.tanh(g)
+    return np.sum(sig(o) * np.tanh(c))
+
+
+def test_split_in_sections_of_a_symbolic_size(compilations):
+    """jnp.split into sections divides a symbolic length (relied on as a fact); an uneven
+    division is the same clear error as on concrete sizes."""
+    rng = np.random.default_rng(0)
+    z, c = rng.standard_normal((3, 8)), rng.standard_normal((3, 2))
+    np.testing.assert_allclose(astjax.jit(gates)(z, c), _gates_np(z, c), rtol=1e-12)
+    want = _central_difference(lambda v: float(_gates_np(v, c)), z)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(gates))(z, c), want, rtol=1e-6, atol=1e-9)
+    z2, c2 = rng.standard_normal((5, 12)), rng.standard_normal((5, 3))  # other sizes
+    np.testing.assert_allclose(astjax.jit(gates)(z2, c2), _gates_np(z2, c2), rtol=1e-12)
+    with pytest.raises(ShapeError, match="equal division"):
+        astjax.jit(lambda v: jnp.split(v, 4, axis=-1)[0])(np.ones((2, 6)))

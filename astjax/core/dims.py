@@ -206,6 +206,12 @@ class DimExpr:
     def __rmod__(self, other):
         return _pin(other) % int(self)
 
+    def __divmod__(self, other):  # (jnp.split's sections of a symbolic length)
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     def __truediv__(self, other):
         return int(self) / _pin(other)
 
