@@ -147,6 +147,21 @@ def mapping(x):
             jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=jnp.float64) + x[0])
 
 
+def padding(x):
+    """The modes that copy the array's elements, widths beyond the axis's length included."""
+    m = x.reshape(3, 4)
+    return (jnp.pad(m, ((1, 2), (3, 0)), mode="edge"), jnp.pad(m, 2, mode="wrap"),
+            jnp.pad(m, ((2, 7), (1, 1)), mode="reflect"), jnp.pad(x, (5, 13), mode="symmetric"),
+            jnp.pad(x[:1], 3, mode="reflect"), jnp.pad(x[:2], (4, 1), mode="wrap"))
+
+
+def with_defaults(x, axis=1, widths=((1, 0), (0, 2)), scale=0.5):
+    """Parameters a call leaves to their defaults keep them as Python values (an axis, pad
+    widths), as under JAX's jit."""
+    return jnp.sum(jnp.pad(x.reshape(3, 4), widths, mode="edge"), axis) * scale
+
+
 CASES = [nan_reductions, quantiles, polynomials, calculus, binning, sets_with_size,
-         floating_bits, integer_bits, windows, rearranging, selecting, mapping]
+         floating_bits, integer_bits, windows, rearranging, selecting, mapping,
+         padding, with_defaults]
 NAN_CASES = {nan_reductions}

@@ -45,11 +45,24 @@ def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
         raise AstjaxError(f"{fn.__name__}(): {e}") from None
+    given = set(bound.arguments)
     bound.apply_defaults()
     names = list(sig.parameters)
     static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
     static |= {k for k, v in bound.arguments.items() if _never_an_array(v)}
+    # A parameter the call leaves to its default keeps it as a Python value, as under JAX's
+    # jit, which calls the function with the given arguments alone: `def f(x, axis=1)` sums
+    # over a static axis. (An unhashable default, an array, stays an argument.)
+    static |= {k for k, v in bound.arguments.items() if k not in given and _hashable(v)}
     return bound, static
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _never_an_array(value) -> bool:

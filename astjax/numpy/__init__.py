@@ -39,6 +39,7 @@ from ._linalg_ops import (cross, diag, diagflat, diagonal, dot, einsum, inner, k
                           matmul, outer, tensordot, trace, vdot, vecdot)
 from ._nanfunctions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax,  # noqa: F401
                             nanmean, nanmin, nanprod, nanstd, nansum, nanvar)
+from ._padding import pad  # noqa: F401
 from ._polynomial import (poly, polyadd, polyder, polydiv, polyfit, polyint,  # noqa: F401
                           polymul, polysub, polyval, roots, trim_zeros, vander)
 from ._quantiles import (median, nanmedian, nanpercentile, nanquantile,  # noqa: F401
@@ -76,18 +77,6 @@ def where(condition, x=None, y=None, /, **size_and_fill_value):
 
 def copy(a):
     return array(a, copy=True)
-
-
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """Constant padding only (other modes are compositions not written yet)."""
-    from ._util import ShapeError, bind, ndim as _ndim
-    if mode != "constant":
-        raise ShapeError(f"pad: mode={mode!r} is not supported", hint="use mode='constant'")
-    array = asarray(array) if isinstance(array, (list, tuple)) else array
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (_ndim(array), 2))
-    fill = _np.asarray(constant_values, dtype(array.dtype if hasattr(array, "dtype")
-                                              else _np.result_type(array)))
-    return bind("pad", array, fill, config=tuple((int(lo), int(hi), 0) for lo, hi in widths))
 
 
 class _ArrayType(type):
