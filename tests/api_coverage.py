@@ -15,7 +15,7 @@ import types
 import numpy as np
 
 MODULES = ["numpy", "numpy.linalg", "numpy.fft", "lax", "nn", "nn.initializers", "scipy.special",
-           "scipy.linalg", "scipy.optimize", "scipy.stats", "random"]
+           "scipy.linalg", "scipy.optimize", "scipy.stats", "random", "ops"]
 
 IO = {"load", "save", "savez", "fromfile", "frombuffer", "fromstring", "fromiter",
       "from_dlpack", "frompyfunc", "array_repr", "array_str", "printoptions",

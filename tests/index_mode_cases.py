@@ -44,3 +44,11 @@ def combine_array_2d(m, idx):
 def set_static_array(x):
     import numpy as np
     return x.at[np.array([0, 5, -1, -7])].add(1.0)
+
+
+def read_array_or_fill(m, idx):
+    """Index arrays read the fill value where out of range: along the first axis, along the
+    second, beside an int index, and two arrays at once; NaN is the float default."""
+    return (m.at[idx].get(mode="fill", fill_value=-1.0), m.at[:, idx].get(mode="fill", fill_value=-2.0),
+            m.at[1, idx].get(mode="fill", fill_value=-3.0),
+            m.at[idx[:2], idx[-2:]].get(mode="fill", fill_value=-4.0), m.at[idx].get(mode="fill"))

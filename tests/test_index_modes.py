@@ -21,7 +21,8 @@ CALLS = [(cases.read_static, (X,)), (cases.set_static, (X,))] + \
     [(cases.read_or_fill, (X, i)) for i in (1, 4, -5)] + \
     [(cases.set_array, (X, np.array(i))) for i in ([0, 4, -1, -5, 2], [[7, 1], [-9, 3]])] + \
     [(cases.combine_array_2d, (M, np.array([0, 4, -1, -5, 2])))] + \
-    [(cases.set_static_array, (X,))]
+    [(cases.set_static_array, (X,))] + \
+    [(cases.read_array_or_fill, (M, np.array(i))) for i in ([0, 4, -1, -5, 2], [2, -3])]
 
 
 def jax_result(fun, args):

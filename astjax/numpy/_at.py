@@ -113,14 +113,37 @@ def _static_out_of_range(entries) -> bool:
     return any(e.kind == INT and not in_range(e) for e in entries)
 
 
-def _dynamic_in_range(entries):
-    """All abstract int indices inside their axes (a scalar bool), or None if there are none."""
-    inside = None
+def _dynamic_in_range(entries, result_rank: int = 0):
+    """Where every abstract int index and index array lies inside its axis, as a bool array
+    that broadcasts against the read of rank `result_rank` (its index arrays' dims where
+    NumPy puts them), or None if there are no such indices."""
+    inside, arrays = None, []
     for e in entries:
         if e.kind == DYNAMIC:
             ok = bind("bitwise_and", bind("ge", e.value, -e.size), bind("lt", e.value, e.size))
             inside = ok if inside is None else bind("bitwise_and", inside, ok)
+        elif e.kind == ARRAY and u.dtype_of(_as_operand(e.value)).kind in "iu":
+            index = _as_operand(e.value)
+            arrays.append(bind("bitwise_and", bind("ge", index, -e.size),
+                               bind("lt", index, e.size)))
+    if arrays:
+        ok = arrays[0]
+        for more in arrays[1:]:
+            ok = bind("bitwise_and", ok, more)
+        rank = u.ndim(ok)
+        first = _advanced_position(entries)
+        ok = reshape(ok, (1,) * first + tuple(u.shape(ok)) + (1,) * (result_rank - first - rank))
+        inside = ok if inside is None else bind("bitwise_and", inside, ok)
     return inside
+
+
+def _advanced_position(entries) -> int:
+    """Where NumPy puts the index arrays' dims in the result: in place of the first of them when
+    they (with any int indices) sit side by side, else first."""
+    advanced = [i for i, e in enumerate(entries) if e.kind in (ARRAY, INT, DYNAMIC)]
+    if advanced[-1] - advanced[0] + 1 != len(advanced):
+        return 0
+    return sum(1 for e in entries[:advanced[0]] if e.kind in (SLICE, NEW))
 
 
 def _get_or_fill(x, index, fill_value):
@@ -133,7 +156,7 @@ def _get_or_fill(x, index, fill_value):
         fill_value = np.nan if u.dtype_of(x).kind in "fc" else np.iinfo(u.dtype_of(x)).min
     if _static_out_of_range(entries):
         return bind("full", fill_value, shape=tuple(u.shape(read)), dtype=u.dtype_of(x).name)
-    inside = _dynamic_in_range(entries)
+    inside = _dynamic_in_range(entries, u.ndim(read))
     if inside is None:
         return read
     return bind("select", inside, read, _cast_like(_as_operand(fill_value), x))
