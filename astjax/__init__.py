@@ -41,7 +41,7 @@ _API = {
     "AstjaxError": "errors",
 }
 _SUBMODULES = ("config", "debug", "distributed", "dtypes", "lax", "nn", "numpy", "ops", "random",
-               "scipy", "tree_util")
+               "scipy", "tree", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -162,3 +162,239 @@ def _paths(tree, prefix, out):
         _paths(child, f"{prefix}_{name}" if prefix else name, out)
 
 
+
+
+# ---------------------------------------------------------------- registering classes
+def register_pytree_node_class(cls):
+    """A class decorator: `cls.tree_flatten(self) -> (children, aux)` and the classmethod
+    `cls.tree_unflatten(aux, children)` make its instances pytree nodes."""
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls
+
+
+def register_dataclass(nodetype=None, data_fields=None, meta_fields=None, drop_fields=()):
+    """A dataclass whose `data_fields` are children and `meta_fields` static data; without
+    them, a field with `metadata={"static": True}` (`jax.tree.static()`) is static and the
+    others are children. Usable as a decorator, bare or with arguments."""
+    if nodetype is None:
+        return lambda cls: register_dataclass(cls, data_fields, meta_fields, drop_fields)
+    if data_fields is None and meta_fields is None:
+        import dataclasses
+        fields = [f for f in dataclasses.fields(nodetype) if f.name not in drop_fields]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+    data_fields, meta_fields = tuple(data_fields or ()), tuple(meta_fields or ())
+
+    def flatten(x):
+        return tuple(getattr(x, n) for n in data_fields), \
+            tuple(getattr(x, n) for n in meta_fields)
+
+    def unflatten(meta, children):
+        return nodetype(**dict(zip(data_fields, children)), **dict(zip(meta_fields, meta)))
+    register_pytree_node(nodetype, flatten, unflatten)
+    return nodetype
+
+
+def static(**field_kwargs):
+    """A dataclass field that `register_dataclass` keeps as static data (`jax.tree.static`)."""
+    import dataclasses
+    metadata = dict(field_kwargs.pop("metadata", None) or {}, static=True)
+    return dataclasses.field(metadata=metadata, **field_kwargs)
+
+
+def register_static(cls):
+    """A class whose instances are pytree nodes without children: each is static data (it
+    must be hashable)."""
+    register_pytree_node(cls, lambda x: ((), x), lambda x, _: x)
+    return cls
+
+
+class Partial:
+    """`functools.partial` as a pytree: the function is static, the bound arguments are its
+    children (so a Partial passes through jit, grad and tree_map like its arguments)."""
+
+    def __init__(self, func, *args, **keywords):
+        if isinstance(func, Partial):
+            args, keywords = func.args + args, {**func.keywords, **keywords}
+            func = func.func
+        self.func, self.args, self.keywords = func, tuple(args), dict(keywords)
+
+    def __call__(self, *args, **keywords):
+        return self.func(*self.args, *args, **{**self.keywords, **keywords})
+
+    def __repr__(self):
+        return f"Partial({self.func!r}, {self.args!r}, {self.keywords!r})"
+
+
+register_pytree_node(Partial, lambda p: ((p.args, p.keywords), p.func),
+                     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+# ---------------------------------------------------------------- key paths
+class DictKey:
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def __repr__(self):
+        return f"DictKey(key={self.key!r})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.key == self.key
+
+    def __hash__(self):
+        return hash((type(self), self.key))
+
+
+class SequenceKey(DictKey):
+    __slots__ = ()
+
+    @property
+    def idx(self):
+        return self.key
+
+    def __str__(self):
+        return f"[{self.key}]"
+
+    def __repr__(self):
+        return f"SequenceKey(idx={self.key!r})"
+
+
+class GetAttrKey(DictKey):
+    __slots__ = ()
+
+    @property
+    def name(self):
+        return self.key
+
+    def __str__(self):
+        return f".{self.key}"
+
+    def __repr__(self):
+        return f"GetAttrKey(name={self.key!r})"
+
+
+class FlattenedIndexKey(SequenceKey):
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"FlattenedIndexKey(key={self.key!r})"
+
+
+def keystr(path, *, simple: bool = False, separator: str = "/") -> str:
+    """A key path as text: `['w'][0].b` (with `simple`, `w/0/b`)."""
+    if simple:
+        return separator.join(str(k.key) for k in path)
+    return "".join(str(k) for k in path)
+
+
+def _child_keys(tree, children) -> list:
+    if isinstance(tree, dict):
+        return [DictKey(k) for k in sorted(tree)]
+    if _is_namedtuple(tree) and type(tree) not in _REGISTRY:
+        return [GetAttrKey(n) for n in type(tree)._fields]
+    if isinstance(tree, (tuple, list)):
+        return [SequenceKey(i) for i in range(len(children))]
+    return [FlattenedIndexKey(i) for i in range(len(children))]
+
+
+def tree_flatten_with_path(tree: Any, is_leaf: Callable = None):
+    """([(key path, leaf)], treedef)."""
+    pairs: list = []
+    _with_paths(tree, (), pairs, is_leaf)
+    return pairs, tree_structure(tree, is_leaf)
+
+
+def _with_paths(tree, path: tuple, out: list, is_leaf) -> None:
+    functions = None if (is_leaf and is_leaf(tree)) else _node_functions(tree)
+    if functions is None:
+        out.append((path, tree))
+        return
+    children, _ = functions[0](tree)
+    for key, child in zip(_child_keys(tree, children), children):
+        _with_paths(child, path + (key,), out, is_leaf)
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: Callable = None) -> list:
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable = None) -> Any:
+    """f(key path, leaf, *the other trees' leaves) for each leaf."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [treedef_leaves(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(path, leaf, *xs) for (path, leaf), *xs in
+                                    zip(pairs, *others)] if rest else
+                          [f(path, leaf) for path, leaf in pairs])
+
+
+# ---------------------------------------------------------------- treedefs and the rest
+# (JAX's PyTreeDef.children() is `treedef_children` here: `children` is the attribute the
+# treedef keeps its child treedefs in)
+PyTreeDef.unflatten = lambda self, leaves: tree_unflatten(self, leaves)
+PyTreeDef.flatten_up_to = lambda self, tree: treedef_leaves(self, tree)
+PyTreeDef.num_nodes = property(lambda self: 1 + sum(c.num_nodes for c in self.children))
+
+
+def treedef_children(treedef: PyTreeDef) -> list:
+    return list(treedef.children)
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    return treedef.kind is None
+
+
+def treedef_tuple(treedefs) -> PyTreeDef:
+    treedefs = tuple(treedefs)
+    return PyTreeDef(tuple, None, treedefs)
+
+
+def all_leaves(iterable, is_leaf: Callable = None) -> bool:
+    """Whether every element of `iterable` is a leaf."""
+    return all(tree_structure(x, is_leaf).kind is None for x in iterable)
+
+
+def flatten_one_level(tree):
+    """(children, aux data) of a pytree node (a ValueError for a leaf)."""
+    functions = _node_functions(tree)
+    if functions is None:
+        raise ValueError(f"can't flatten a leaf: {tree!r}")
+    children, aux = functions[0](tree)
+    return list(children), aux
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to_transpose):
+    """A tree of structure outer(inner(leaves)) as inner(outer(leaves))."""
+    if inner_treedef is None:
+        inner_treedef = tree_structure(treedef_leaves(outer_treedef, pytree_to_transpose)[0])
+    inners = [inner_treedef.flatten_up_to(sub)
+              for sub in treedef_leaves(outer_treedef, pytree_to_transpose)]
+    columns = [tree_unflatten(outer_treedef, list(col)) for col in zip(*inners)]
+    return tree_unflatten(inner_treedef, columns)
+
+
+def tree_broadcast(prefix_tree, full_tree, is_leaf: Callable = None):
+    """`prefix_tree` with each of its leaves repeated over the subtree of `full_tree` there."""
+    treedef = tree_structure(prefix_tree, is_leaf)
+    subtrees = treedef_leaves(treedef, full_tree)
+    return tree_unflatten(treedef, [tree_map(lambda _, leaf=leaf: leaf, sub)
+                                    for leaf, sub in zip(tree_leaves(prefix_tree, is_leaf),
+                                                         subtrees)])
+
+
+def tree_reduce_associative(operation: Callable, tree: Any, *, identity=None,
+                            is_leaf: Callable = None):
+    """The leaves combined by an associative operation (as a balanced tree of calls)."""
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is None:
+            raise ValueError("tree_reduce_associative of an empty tree needs identity=")
+        return identity
+    while len(leaves) > 1:
+        pairs = [operation(a, b) for a, b in zip(leaves[::2], leaves[1::2])]
+        leaves = pairs + ([leaves[-1]] if len(leaves) % 2 else [])
+    return leaves[0]

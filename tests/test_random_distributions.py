@@ -32,6 +32,22 @@ def test_randint_is_jax_bit_for_bit(seed, shape, lo, hi, dtype):
     np.testing.assert_array_equal(got, want)
 
 
+def shuffled(key, x):
+    return random.permutation(key, x)
+
+
+def test_permutation_of_a_symbolic_length_compiles_and_is_jax_bit_for_bit():
+    """The count of sorting rounds depends on the length only through its class (up to 1,625
+    elements, then up to 2,642,245): compiled, lengths in one class share the code."""
+    compiled = astjax.jit(shuffled)
+    with jax.enable_x64(astjax.config.x64_enabled()):
+        for n in (5, 1625, 1626, 4000):
+            x = np.arange(n, dtype=np.float32)
+            key, jkey = keys(n)
+            np.testing.assert_array_equal(compiled(key, x),
+                                          np.asarray(jrandom.permutation(jkey, x)))
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_bernoulli_rademacher_permutation_choice_are_jax_bit_for_bit(seed):
     """Compared with JAX under astjax's dtype policy (x64 on: a Python 0.5 is float64, a

@@ -44,7 +44,7 @@ def register_module(name: str, module) -> None:
 _STANDS_IN = {"numpy": "astjax.numpy", "numpy.linalg": "astjax.numpy.linalg",
               "jax.numpy": "astjax.numpy", "jax.numpy.linalg": "astjax.numpy.linalg",
               "jax.lax": "astjax.lax", "jax.nn": "astjax.nn", "jax.tree_util": "astjax.tree_util",
-              "jax.random": "astjax.random"}
+              "jax.tree": "astjax.tree", "jax.random": "astjax.random"}
 
 
 def stand_in(name: str):
@@ -84,7 +84,7 @@ def translate(value):
 # import minimize`): each stands for the astjax module of the same path
 _JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
                 "jax.lax.linalg", "jax.nn", "jax.nn.initializers", "jax.random",
-                "jax.tree_util", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.optimize",
+                "jax.tree_util", "jax.tree", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.optimize",
                 "jax.scipy.stats", "jax.debug", "jax.dtypes")
 _INDEXED: dict = {}  # JAX module name -> {id(its function): astjax's function}
 

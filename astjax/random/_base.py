@@ -227,13 +227,35 @@ def permutation(key, x, axis=0, independent=False):
 
 def _shuffle(key, x, axis):
     """Sorted by random 32-bit keys, as many rounds as make collisions negligible."""
-    size = max(1, math.prod(x.shape))
-    rounds = int(np.ceil(3 * np.log(size) / np.log(np.iinfo(np.uint32).max)))
-    for _ in range(rounds):
+    for _ in range(_shuffle_rounds(math.prod(x.shape))):
         key, subkey = split(key)
         order = jnp.argsort(bits(subkey, tuple(x.shape), np.uint32), axis=axis, stable=True)
         x = jnp.take_along_axis(x, order, axis=axis)
     return x
+
+
+def _integer_cube_root(n: int) -> int:
+    root = round(n ** (1 / 3))
+    while root ** 3 > n:
+        root -= 1
+    while (root + 1) ** 3 <= n:
+        root += 1
+    return root
+
+
+# The largest size each count of rounds serves: JAX's count, ceil(3 log(size) / log(M)) with
+# M = 2^32 - 1, is r for sizes up to M^(r/3)
+_ROUND_LIMITS = [_integer_cube_root(int(np.iinfo(np.uint32).max) ** r) for r in range(4)]
+
+
+def _shuffle_rounds(size) -> int:
+    """JAX's count of sorting rounds for `size` elements, decided by comparisons: a symbolic
+    size keeps only the class it falls in (up to 1,625 elements one round, up to 2,642,245
+    two), so another length in the class compiles nothing."""
+    rounds = 0
+    while rounds < len(_ROUND_LIMITS) and size > _ROUND_LIMITS[rounds]:
+        rounds += 1
+    return rounds
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0):
