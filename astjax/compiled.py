@@ -123,6 +123,14 @@ class JitFunction:
         self._shared = shared
         return shared
 
+    def trace(self, *args, **kwargs):
+        """JAX's ahead-of-time API: the signature of these arguments specialised now."""
+        from .lowered import Traced
+        return Traced(self, args, kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.trace(*args, **kwargs).lower()
+
     def lookup(self, args, kwargs):
         if self._signature is None:
             self._signature = inspect.signature(self.fun)

@@ -50,6 +50,27 @@ def enable_x64(enabled: bool = True):
         update("jax_enable_x64", outer)
 
 
+@contextlib.contextmanager
+def default_matmul_precision(precision):
+    """Within the block, `jax_default_matmul_precision` is `precision` (astjax computes
+    products at the operands' own precision on the CPU whatever it says)."""
+    outer = read("jax_default_matmul_precision")
+    update("jax_default_matmul_precision", precision)
+    try:
+        yield
+    finally:
+        update("jax_default_matmul_precision", outer)
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """JAX's name for the operations inside (for profiles and the compiled module's metadata);
+    astjax's generated code is named by the user's own lines, so the block runs as it is."""
+    if not isinstance(name, str):
+        raise TypeError(f"named_scope takes a str name, not {type(name).__name__}")
+    yield
+
+
 def default_dtype(kind: str):
     """The dtype a value of `kind` ("float", "int", "uint", "complex") gets when nothing else
     decides it (creation functions, random sampling): 64-bit with jax_enable_x64, else 32."""

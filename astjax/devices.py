@@ -32,6 +32,11 @@ def device_put(x, device=None):
     return tree_map(lambda leaf: as_array(np.asarray(leaf)), x)
 
 
+def device_get(x):
+    """x with every array as a NumPy array on the host (JAX's transfer back; here a view)."""
+    return tree_map(lambda leaf: np.asarray(leaf) if hasattr(leaf, "__array__") else leaf, x)
+
+
 def block_until_ready(x):
     """x, once every array in it is computed (astjax's results are, when returned)."""
     return tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")

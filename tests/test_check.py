@@ -112,7 +112,6 @@ MISTAKES = [
     ("python_random", ImpurityError, "random.random()", "random module", "pass them in"),
     ("numpy_random", ImpurityError, "np.random.normal", "numpy.random module", "pass them in"),
     ("catches", UnsupportedSyntaxError, "try:", "try/except", "jnp.where"),
-    ("uses_with", UnsupportedSyntaxError, "with np", "with-block", "outside the compiled"),
     ("generates", UnsupportedSyntaxError, "yield x", "yield", "lax.scan"),
     ("delegates", UnsupportedSyntaxError, "yield from", "yield", "lax.scan"),
     ("coroutine", UnsupportedSyntaxError, "async def", "async def", "non-async"),
@@ -308,7 +307,7 @@ ALLOWED = ["appends_to_local_list", "updates_local_dict", "sets_item_of_local_co
            "adds_to_items_of_local_copy", "rebinds_argument", "nested_def_and_lambda",
            "comprehension", "reads_global", "uses_the_sorted_copy", "functional_update",
            "calls_module_function_named_like_a_method", "docstring_assert_pass",
-           "uses_module_dunder", "annotated", "branches_on_array", "allowed_lambda"]
+           "uses_module_dunder", "annotated", "branches_on_array", "allowed_lambda", "uses_with"]
 NEEDS_AT = {"sets_item_of_local_copy", "adds_to_items_of_local_copy", "functional_update"}
 
 

@@ -47,6 +47,8 @@ def _bound_by(node) -> list:
     if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For,
                          cst.NamedExpr)):
         return _targets(node.target)
+    if isinstance(node, cst.WithItem) and node.asname is not None:
+        return _targets(node.asname.name)
     return []
 
 

@@ -71,8 +71,6 @@ UNSUPPORTED_SYNTAX = {
               "a compiled function cannot catch errors; check values with jnp.where or lax.cond"),
     cst.TryStar: ("try/except* is not supported in a compiled function",
                   "a compiled function cannot catch errors; check values with jnp.where"),
-    cst.With: ("a with-block is not supported in a compiled function",
-               "move the with-block outside the compiled function"),
     cst.ClassDef: ("a class definition is not supported inside a compiled function",
                    "define the class at module level"),
     cst.Match: ("match statements are not supported in a compiled function yet",

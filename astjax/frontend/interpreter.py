@@ -9,6 +9,7 @@ become cond/while_loop/scan (see `pyflow.py`). Errors carry the user's file:line
 `Interpreter` is made of this file (calls, statements, assignment), `expressions.py` and
 `pyflow.py`; names are looked up by its `resolve.Names`, frames are `frame.Frame`s.
 """
+import contextlib
 import importlib
 import inspect
 import operator
@@ -224,6 +225,22 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         current = self.eval(node.target, frame)
         value = self.apply(op, (current, self.eval(node.value, frame)), node, frame)
         self.assign(node.target, value, frame)
+
+    def exec_With(self, node: cst.With, frame):
+        """A with-block runs at compile time as in Python: its managers (jax.named_scope,
+        default_matmul_precision, errstate, the user's own) are entered around its body, which
+        may hold converted control flow like any other block."""
+        with contextlib.ExitStack() as stack:
+            for item in node.items:
+                manager = self.eval(item.item, frame)
+                if not (hasattr(manager, "__enter__") and hasattr(manager, "__exit__")):
+                    raise UnsupportedSyntaxError(
+                        f"{type(manager).__name__} is not a context manager",
+                        self.loc(item.item, frame), "use `with` on a context manager")
+                value = stack.enter_context(manager)
+                if item.asname is not None:
+                    self.assign(item.asname.name, value, frame)
+            self.exec_block(node.body.body, frame)
 
     def exec_Return(self, node: cst.Return, frame):
         raise Return(None if node.value is None else self.eval(node.value, frame))

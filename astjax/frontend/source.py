@@ -260,13 +260,14 @@ def function_source(fn) -> FunctionSource:
     if code is None:
         raise SourceUnavailableError(f"{fn!r} is not a Python function with source code")
     parsed = parse_file(code.co_filename, code.co_firstlineno)
-    key = (parsed.path, parsed.digest, fn.__name__, code.co_firstlineno,
+    name = code.co_name  # (not fn.__name__: functools.wraps gives a wrapper its callee's)
+    key = (parsed.path, parsed.digest, name, code.co_firstlineno,
            next((p for p in code.co_positions() if p[0] is not None and p[3]), None))
     with _LOCK:
         node = _NODES.get(key)
         if node is None or parsed.positions.get(node) is None:  # (of an older parse)
-            node = _find_lambda(parsed, code) if fn.__name__ == "<lambda>" else \
-                _find_def(parsed, code, fn.__name__)
+            node = _find_lambda(parsed, code) if name == "<lambda>" else \
+                _find_def(parsed, code, name)
             _NODES[key] = node
     if node is None:
         raise SourceUnavailableError(

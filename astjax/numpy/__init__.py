@@ -65,6 +65,7 @@ from ._windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: F401
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift  # noqa: F405
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 newaxis = None
+errstate = _np.errstate  # (NumPy code's `with np.errstate(...)`: entered at compile time)
 
 
 def where(condition, x=None, y=None, /, **size_and_fill_value):

@@ -90,3 +90,10 @@ def branches_on_array(x):
 
 
 allowed_lambda = lambda x: x * SCALE  # noqa: E731
+
+
+def uses_with(x):
+    """A with-block runs at compile time, its manager entered around the body."""
+    with np.errstate(divide="ignore"):
+        y = 1.0 / x
+    return y

@@ -180,12 +180,6 @@ def catches(x):
     return y
 
 
-def uses_with(x):
-    with np.errstate(divide="ignore"):
-        y = 1.0 / x
-    return y
-
-
 def generates(x):
     yield x * 2.0
 
