@@ -302,10 +302,15 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
         raise ImpurityError(message, self.loc(node, frame), hint)
 
     def exec_FunctionDef(self, node: cst.FunctionDef, frame):
-        if node.decorators:
-            raise UnsupportedSyntaxError("decorators on nested functions", self.loc(node, frame),
-                                         hint="define the nested function without decorators")
-        frame.env[node.name.value] = self.make_closure(node, frame)
+        """A nested def binds its closure, its decorators applied (innermost first) as Python
+        applies them: `@jax.jit`, `@jax.checkpoint`, `@jax.custom_jvp`,
+        `@functools.partial(jax.jit, ...)` on a helper work as in JAX."""
+        decorators = [self.eval(d.decorator, frame) for d in node.decorators]
+        function = self.make_closure(node, frame)
+        for decorator, d in zip(reversed(decorators), reversed(node.decorators)):
+            self.set_loc(d, frame)
+            function = self.call(decorator, [function], {}, d.decorator, frame)
+        frame.env[node.name.value] = function
 
     # ------------------------------------------------------------ assignment
     def assign(self, target, value, frame: Frame):
