@@ -1,8 +1,8 @@
 """`jax.ops`: segment reductions. Each scatters the data's rows into one row per segment,
 starting from the reduction's identity, as JAX does: `segment_sum(data, ids, n)[k]` reduces
 the rows of `data` whose id is k; an id outside [0, n), a negative one included, is dropped
-(`mode="clip"` clamps it instead), and a segment no row reaches holds the identity (0, 1, the dtype's lowest or highest
-value)."""
+(`mode="clip"` clamps it instead), and a segment no row reaches holds the identity (0, 1, the
+dtype's lowest or highest value)."""
 import numpy as np
 
 from . import numpy as jnp

@@ -22,6 +22,18 @@ class PyTreeDef:
             return 1
         return sum(c.num_leaves for c in self.children)
 
+    @property
+    def num_nodes(self) -> int:
+        return 1 + sum(c.num_nodes for c in self.children)
+
+    # (JAX's `children()` method is `treedef_children(treedef)` here: `children` is the
+    # attribute a treedef keeps its child treedefs in)
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree) -> list:
+        return treedef_leaves(self, tree)
+
     def _key(self):
         if self._cached_key is None:  # treedefs are immutable: compute the key once
             self._cached_key = (self.kind, self.aux, tuple(c._key() for c in self.children))
@@ -327,19 +339,11 @@ def tree_map_with_path(f: Callable, tree: Any, *rest: Any, is_leaf: Callable = N
     """f(key path, leaf, *the other trees' leaves) for each leaf."""
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
     others = [treedef_leaves(treedef, r) for r in rest]
-    return tree_unflatten(treedef, [f(path, leaf, *xs) for (path, leaf), *xs in
-                                    zip(pairs, *others)] if rest else
-                          [f(path, leaf) for path, leaf in pairs])
+    return tree_unflatten(treedef, [f(path, leaf, *xs)
+                                    for (path, leaf), *xs in zip(pairs, *others)])
 
 
 # ---------------------------------------------------------------- treedefs and the rest
-# (JAX's PyTreeDef.children() is `treedef_children` here: `children` is the attribute the
-# treedef keeps its child treedefs in)
-PyTreeDef.unflatten = lambda self, leaves: tree_unflatten(self, leaves)
-PyTreeDef.flatten_up_to = lambda self, tree: treedef_leaves(self, tree)
-PyTreeDef.num_nodes = property(lambda self: 1 + sum(c.num_nodes for c in self.children))
-
-
 def treedef_children(treedef: PyTreeDef) -> list:
     return list(treedef.children)
 
@@ -349,8 +353,7 @@ def treedef_is_leaf(treedef: PyTreeDef) -> bool:
 
 
 def treedef_tuple(treedefs) -> PyTreeDef:
-    treedefs = tuple(treedefs)
-    return PyTreeDef(tuple, None, treedefs)
+    return PyTreeDef(tuple, None, tuple(treedefs))
 
 
 def all_leaves(iterable, is_leaf: Callable = None) -> bool:
@@ -379,11 +382,14 @@ def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to
 
 def tree_broadcast(prefix_tree, full_tree, is_leaf: Callable = None):
     """`prefix_tree` with each of its leaves repeated over the subtree of `full_tree` there."""
-    treedef = tree_structure(prefix_tree, is_leaf)
+    leaves, treedef = tree_flatten(prefix_tree, is_leaf)
     subtrees = treedef_leaves(treedef, full_tree)
-    return tree_unflatten(treedef, [tree_map(lambda _, leaf=leaf: leaf, sub)
-                                    for leaf, sub in zip(tree_leaves(prefix_tree, is_leaf),
-                                                         subtrees)])
+    return tree_unflatten(treedef, [_repeated(leaf, sub) for leaf, sub in zip(leaves, subtrees)])
+
+
+def _repeated(leaf, subtree):
+    """`subtree` with `leaf` at each of its leaves."""
+    return tree_map(lambda _: leaf, subtree)
 
 
 def tree_reduce_associative(operation: Callable, tree: Any, *, identity=None,

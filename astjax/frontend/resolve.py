@@ -84,8 +84,8 @@ def translate(value):
 # import minimize`): each stands for the astjax module of the same path
 _JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax",
                 "jax.lax.linalg", "jax.nn", "jax.nn.initializers", "jax.random",
-                "jax.tree_util", "jax.tree", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.optimize",
-                "jax.scipy.stats", "jax.debug", "jax.dtypes")
+                "jax.tree_util", "jax.tree", "jax.scipy.special", "jax.scipy.linalg",
+                "jax.scipy.optimize", "jax.scipy.stats", "jax.debug", "jax.dtypes")
 _INDEXED: dict = {}  # JAX module name -> {id(its function): astjax's function}
 
 
