@@ -148,11 +148,16 @@ def mapping(x):
 
 
 def padding(x):
-    """The modes that copy the array's elements, widths beyond the axis's length included."""
+    """The modes that copy the array's elements (widths beyond the axis's length included),
+    the statistic modes, linear ramps and empty (zeros, as JAX pads)."""
     m = x.reshape(3, 4)
     return (jnp.pad(m, ((1, 2), (3, 0)), mode="edge"), jnp.pad(m, 2, mode="wrap"),
             jnp.pad(m, ((2, 7), (1, 1)), mode="reflect"), jnp.pad(x, (5, 13), mode="symmetric"),
-            jnp.pad(x[:1], 3, mode="reflect"), jnp.pad(x[:2], (4, 1), mode="wrap"))
+            jnp.pad(x[:1], 3, mode="reflect"), jnp.pad(x[:2], (4, 1), mode="wrap"),
+            jnp.pad(m, ((1, 2), (2, 0)), mode="maximum"), jnp.pad(m, 1, mode="minimum"),
+            jnp.pad(m, 2, mode="mean", stat_length=2), jnp.pad(m, ((0, 1), (3, 1)), mode="median"),
+            jnp.pad(m, ((2, 3), (1, 2)), mode="linear_ramp", end_values=(-1.0, 4.0)),
+            jnp.pad(m, 1, mode="empty") * 0.0)
 
 
 def with_defaults(x, axis=1, widths=((1, 0), (0, 2)), scale=0.5):
