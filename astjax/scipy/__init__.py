@@ -1,3 +1,3 @@
 """astjax.scipy: the parts of `jax.scipy` astjax provides (`integrate`, `linalg`, `optimize`,
-`special`, `stats`)."""
-from . import integrate, linalg, optimize, special, stats  # noqa: F401
+`signal`, `special`, `stats`)."""
+from . import integrate, linalg, optimize, signal, special, stats  # noqa: F401
