@@ -65,3 +65,22 @@ def test_unsupported_arguments_are_clear_errors():
         astjax.scipy.signal.convolve(np.ones((2, 5)), np.ones((3, 2)))
     with pytest.raises(ShapeError, match="mode="):
         astjax.scipy.signal.convolve(x, k, mode="circular")
+
+
+FFT_PAIRS = [(PAIRS["1d"], None), (PAIRS["1d_second_larger"], None), (PAIRS["2d"], None),
+             ((RNG.standard_normal((4, 6)), RNG.standard_normal((4, 3))), (1,)),
+             (PAIRS["complex"], None), (PAIRS["integers"], None)]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+@pytest.mark.parametrize("case", range(len(FFT_PAIRS)))
+def test_fftconvolve_matches_jax(case, backend):
+    (a, b), axes = FFT_PAIRS[case]
+    for mode in ("full", "same", "valid"):
+        def apply(x, y, mode=mode):
+            return astjax.scipy.signal.fftconvolve(x, y, mode=mode, axes=axes)
+        with jax.enable_x64(True):
+            want = np.asarray(jax.scipy.signal.fftconvolve(a, b, mode=mode, axes=axes))
+        got = astjax.jit(apply, backend=backend)(a, b)
+        assert got.dtype == want.dtype and got.shape == want.shape, mode
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=mode)
