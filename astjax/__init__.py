@@ -42,8 +42,8 @@ _API = {
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors",
 }
-_SUBMODULES = ("config", "debug", "distributed", "dtypes", "flatten_util", "lax", "nn", "numpy",
-               "ops", "random", "scipy", "tree", "tree_util")
+_SUBMODULES = ("config", "debug", "distributed", "dtypes", "flatten_util", "image", "lax", "nn",
+               "numpy", "ops", "random", "scipy", "tree", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

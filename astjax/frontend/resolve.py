@@ -86,7 +86,8 @@ _JAX_MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.la
                 "jax.lax.linalg", "jax.nn", "jax.nn.initializers", "jax.random",
                 "jax.tree_util", "jax.tree", "jax.scipy.special", "jax.scipy.linalg",
                 "jax.scipy.optimize", "jax.scipy.stats", "jax.scipy.integrate", "jax.scipy.signal",
-                "jax.scipy.ndimage", "jax.debug", "jax.dtypes", "jax.flatten_util", "jax.ops")
+                "jax.scipy.ndimage", "jax.debug", "jax.dtypes", "jax.flatten_util", "jax.ops",
+                "jax.image")
 _INDEXED: dict = {}  # JAX module name -> {id(its function): astjax's function}
 
 
