@@ -120,12 +120,10 @@ def _dynamic_in_range(entries, result_rank: int = 0):
     inside, arrays = None, []
     for e in entries:
         if e.kind == DYNAMIC:
-            ok = bind("bitwise_and", bind("ge", e.value, -e.size), bind("lt", e.value, e.size))
+            ok = _index_in_range(e.value, e.size)
             inside = ok if inside is None else bind("bitwise_and", inside, ok)
         elif e.kind == ARRAY and u.dtype_of(_as_operand(e.value)).kind in "iu":
-            index = _as_operand(e.value)
-            arrays.append(bind("bitwise_and", bind("ge", index, -e.size),
-                               bind("lt", index, e.size)))
+            arrays.append(_index_in_range(_as_operand(e.value), e.size))
     if arrays:
         ok = arrays[0]
         for more in arrays[1:]:
@@ -135,6 +133,11 @@ def _dynamic_in_range(entries, result_rank: int = 0):
         ok = reshape(ok, (1,) * first + tuple(u.shape(ok)) + (1,) * (result_rank - first - rank))
         inside = ok if inside is None else bind("bitwise_and", inside, ok)
     return inside
+
+
+def _index_in_range(index, size):
+    """-size <= index < size: a negative index counts from the end."""
+    return bind("bitwise_and", bind("ge", index, -size), bind("lt", index, size))
 
 
 def _advanced_position(entries) -> int:

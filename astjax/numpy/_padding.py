@@ -57,24 +57,24 @@ def _pad_by_statistic(array, axis: int, lo: int, hi: int, statistic, lengths):
     n = u.shape(array)[axis]
     if n == 0:
         raise u.ShapeError("pad: a statistic of an empty axis", hint="use mode='constant'")
+    first, last = (n if k < 0 or k > n else k for k in (int(lengths[0]), int(lengths[1])))
+    pieces = [_statistic_block(array, axis, 0, first, lo, statistic)] if lo else []
+    pieces.append(array)
+    if hi:
+        pieces.append(_statistic_block(array, axis, n - last, n, hi, statistic))
+    return concatenate(pieces, axis=axis)
+
+
+def _statistic_block(array, axis: int, start, stop, width: int, statistic):
+    """`width` copies along `axis` of the statistic of elements start:stop, in the dtype."""
     dtype = u.dtype_of(array)
-    blocks = []
-    for side, width, length in (("lo", lo, int(lengths[0])), ("hi", hi, int(lengths[1]))):
-        if not width:
-            continue
-        count = n if length < 0 or length > n else length
-        part = _slice_axis(array, axis, 0, count) if side == "lo" else \
-            _slice_axis(array, axis, n - count, n)
-        value = statistic(part, axis=axis, keepdims=True)
-        if dtype.kind in "iub" and np.dtype(u.dtype_of(value)).kind == "f":
-            value = rint(value)  # (NumPy rounds an integer array's mean to the nearest)
-        value = value.astype(dtype) if u.dtype_of(value) != dtype else value
-        shape = list(u.shape(array))
-        shape[axis] = width
-        blocks.append((side, broadcast_to(value, tuple(shape))))
-    before = [b for side, b in blocks if side == "lo"]
-    after = [b for side, b in blocks if side == "hi"]
-    return concatenate(before + [array] + after, axis=axis)
+    value = statistic(_slice_axis(array, axis, start, stop), axis=axis, keepdims=True)
+    if dtype.kind in "iub" and np.dtype(u.dtype_of(value)).kind == "f":
+        value = rint(value)  # (NumPy rounds an integer array's mean to the nearest)
+    value = value.astype(dtype) if u.dtype_of(value) != dtype else value
+    shape = list(u.shape(array))
+    shape[axis] = width
+    return broadcast_to(value, tuple(shape))
 
 
 def _pad_by_ramps(array, axis: int, lo: int, hi: int, ends):
