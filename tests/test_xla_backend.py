@@ -334,3 +334,16 @@ def test_aligned_inputs_are_aliased_and_misaligned_ones_copied():
     np.testing.assert_array_equal(f(misaligned, aligned), misaligned * 2.0)
     misaligned += 1.0
     np.testing.assert_array_equal(f(misaligned, aligned), misaligned * 2.0)
+
+
+def test_lu_permutation_is_one_loop_not_one_pass_per_swap(capsys):
+    """The row permutation of a batched LU (its pivots applied in turn) is one stablehlo.while:
+    written out per swap, a 32x32 solve's module took XLA 1.4 s to compile."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 32, 32)) + 8 * np.eye(32)
+    b = rng.standard_normal((4, 32, 2))
+    np.testing.assert_allclose(astjax.jit(programs.batched_solve, backend="xla")(a, b),
+                               np.linalg.solve(a, b), rtol=1e-10)
+    astjax.show(programs.batched_solve, a, b, backend="xla")
+    text = capsys.readouterr().out
+    assert '"stablehlo.while"' in text and text.count('"stablehlo.reduce"') < 4

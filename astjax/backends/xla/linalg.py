@@ -95,31 +95,42 @@ def _lu(body, eqn, a):
 
 
 def _permutation(body, pivots, m):
-    """The row permutation the swaps make, one select pass per swap (k is static)."""
-    batch = pivots.shape[:-1]
+    """The row permutation the swaps make: a `stablehlo.while` over the k swaps, each a
+    select pass (written once: unrolled, a 32x32 LU's 32 passes took XLA 1.4 s to compile)."""
+    from .control import while_op
+    batch, k = pivots.shape[:-1], pivots.shape[-1]
     shape, nb = batch + (m,), len(batch)
     index = body.op1("stablehlo.iota", [], shape, np.int32, f"iota_dimension = {nb} : i64")
-    perm = index
-    for j in range(pivots.shape[-1]):
-        p = body.broadcast_in_dim(_column(body, pivots, j), shape, range(nb))
-        at_p = body.compare(index, p, "EQ")
-        picked = body.select(at_p, perm, body.constant(0, np.int32, shape))
-        moved, = body.reduce([picked], [body.constant(0, np.int32)], [nb],
-                             lambda r, x, y: [r.binary("stablehlo.add", x[0], y[0])])
-        moved = body.broadcast_in_dim(moved, shape, range(nb))
-        here = body.broadcast_in_dim(_column(body, perm, j), shape, range(nb))
-        at_j = body.compare(index, body.constant(j, np.int32, shape), "EQ")
-        perm = body.select(at_j, moved, body.select(at_p, here, perm))
+    if k == 0:
+        return index
+
+    def swap(r, values):
+        j, perm = values
+        p = r.broadcast_in_dim(_column(r, pivots, j), shape, range(nb))
+        at_p = r.compare(index, p, "EQ")
+        picked = r.select(at_p, perm, r.constant(0, np.int32, shape))
+        moved, = r.reduce([picked], [r.constant(0, np.int32)], [nb],
+                          lambda q, x, y: [q.binary("stablehlo.add", x[0], y[0])])
+        moved = r.broadcast_in_dim(moved, shape, range(nb))
+        here = r.broadcast_in_dim(_column(r, perm, j), shape, range(nb))
+        at_j = r.compare(index, r.broadcast(j, shape), "EQ")
+        perm = r.select(at_j, moved, r.select(at_p, here, perm))
+        return [r.binary("stablehlo.add", j, r.constant(1, np.int32)), perm]
+
+    start = body.constant(0, np.int32)
+    _, perm = while_op(body, [start, index],
+                       lambda r, values: r.compare(values[0], r.constant(k, np.int32), "LT"),
+                       swap, hint="permutation")
     return perm
 
 
 def _column(body, x, j):
-    """x[..., j] (an array of the batch shape)."""
+    """x[..., j] for a scalar int32 Value j (an array of the batch shape)."""
     nb = x.ndim - 1
-    starts, limits = [0] * nb + [j], list(x.shape[:nb]) + [j + 1]
-    cut = body.op1("stablehlo.slice", [x], x.shape[:nb] + (1,), x.dtype,
-                   f"start_indices = {i64_array(starts)}, limit_indices = {i64_array(limits)}, "
-                   f"strides = {i64_array([1] * x.ndim)}")
+    zero = body.constant(0, np.int32)
+    sizes = x.shape[:nb] + (1,)
+    cut = body.op1("stablehlo.dynamic_slice", [x] + [zero] * nb + [j], sizes, x.dtype,
+                   f"slice_sizes = {i64_array(sizes)}")
     return body.reshape(cut, x.shape[:nb])
 
 
