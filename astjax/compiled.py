@@ -55,7 +55,13 @@ def named_call(fun, *, name=None):
     return fun
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), backend=None):
+def jit(fun=None, *, static_argnums=(), static_argnames=(), backend=None,
+        donate_argnums=None, donate_argnames=None, keep_unused=False, device=None,
+        inline=False, in_shardings=None, out_shardings=None, compiler_options=None,
+        abstracted_axes=None):
+    """`fun` compiled per signature (see JitFunction). JAX's other options are accepted and
+    change nothing here: donation only lets JAX reuse an argument's buffer (astjax never
+    writes into arguments), and one CPU device leaves nothing to place or shard."""
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames, backend=backend)

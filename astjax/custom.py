@@ -16,15 +16,13 @@ from .core.closure import over_outer, union
 from .core.ir import Var
 from .errors import TransformError
 from .staging import func_of, interpretable
-from .tree_util import tree_flatten, tree_unflatten
+from .tree_util import tree_flatten, tree_map, tree_unflatten
 
 
 class _Custom:
     def __init__(self, fun, nondiff_argnums=()):
-        if nondiff_argnums:
-            raise TransformError("nondiff_argnums is not supported yet",
-                                 hint="close over the non-differentiable values instead")
         self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
         self._building_rule = False  # the rule may call the function itself: plainly, then
         functools.update_wrapper(self, fun, updated=())
 
@@ -44,6 +42,25 @@ class _Custom:
         leaves, tree = tree_flatten(tuple(args))
         return leaves, tree
 
+    def _split(self, args: tuple):
+        """(the nondiff_argnums' values by position, the other arguments): the first are
+        fixed, as closed-over values, in the function and its rules; only the others are
+        differentiated (JAX's nondiff_argnums)."""
+        fixed = {i % len(args): args[i] for i in self.nondiff_argnums} if args else {}
+        return fixed, tuple(a for i, a in enumerate(args) if i not in fixed)
+
+    @staticmethod
+    def _merged(fun, fixed: dict):
+        """fun taking the differentiated arguments only, the fixed ones put back in place."""
+        if not fixed:
+            return fun
+
+        def call(*rest):
+            rest = list(rest)
+            return fun(*[fixed[i] if i in fixed else rest.pop(0)
+                         for i in range(len(fixed) + len(rest))])
+        return call
+
 
 class custom_jvp(_Custom):
     def __init__(self, fun, nondiff_argnums=()):
@@ -54,17 +71,33 @@ class custom_jvp(_Custom):
         self.jvp = jvp
         return jvp
 
+    def defjvps(self, *jvps):
+        """One rule per argument, jvp_i(tangent_i, answer, *primals) -> its part of the
+        output's tangent (None: the argument does not move the output); the parts add up."""
+        def jvp(primals, tangents):
+            answer = interpretable(self.fun)(*primals)
+            parts = [rule(t, answer, *primals) for rule, t in zip(jvps, tangents)
+                     if rule is not None]
+            total = parts[0] if parts else tree_map(lambda a: a * 0, answer)
+            for part in parts[1:]:
+                total = tree_map(lambda x, y: x + y, total, part)
+            return answer, total
+        self.jvp = jvp
+
     def __call__(self, *args):
         if self._plain():
             return interpretable(self.fun)(*args)
         if self.jvp is None:
             raise TransformError(f"custom_jvp function {self.fun.__name__} has no rule",
                                  hint="define one with @f.defjvp")
+        fixed, args = self._split(args)
+        name = self.fun.__name__
         leaves, tree = self._flat(args)
-        fun, out_tree, fun_outer = func_of(self.fun, tuple(args), self.fun.__name__)
+        fun, out_tree, fun_outer = func_of(self._merged(self.fun, fixed), tuple(args), name)
         rule = interpretable(self.jvp)
-        jvp, _, rule_outer = self._rule_func(lambda *pt: _pair(rule(*pt)),
-                                             (tuple(args), tuple(args)), f"{self.fun.__name__}_jvp")
+        jvp, _, rule_outer = self._rule_func(
+            lambda *pt: _pair(rule(*fixed.values(), *pt)), (tuple(args), tuple(args)),
+            f"{name}_jvp")
         outer = union(fun_outer, rule_outer)
         fun = over_outer(fun, len(leaves), fun_outer, outer)
         jvp = over_outer(jvp, 2 * len(leaves), rule_outer, outer)
@@ -91,10 +124,11 @@ class custom_vjp(_Custom):
         if self.fwd is None:
             raise TransformError(f"custom_vjp function {self.fun.__name__} has no rule",
                                  hint="define one with f.defvjp(f_fwd, f_bwd)")
+        fixed, args = self._split(args)
         leaves, _ = self._flat(args)
         name = self.fun.__name__
-        fun, out_tree, fun_outer = func_of(self.fun, tuple(args), name)
-        fwd_call = interpretable(self.fwd)
+        fun, out_tree, fun_outer = func_of(self._merged(self.fun, fixed), tuple(args), name)
+        fwd_call = self._merged(interpretable(self.fwd), fixed)
         fwd, fwd_tree, fwd_outer = self._rule_func(lambda *a: fwd_call(*a), tuple(args),
                                                    f"{name}_fwd")
         res_tree = fwd_tree.children[1]
@@ -102,7 +136,8 @@ class custom_vjp(_Custom):
         bwd_call = interpretable(self.bwd)
         residuals = tree_unflatten(res_tree, [Var(a) for a in res_avals])
         cts = tree_unflatten(out_tree, [Var(o.aval) for o in fun.outs])
-        bwd, _, bwd_outer = func_of(lambda r, g: tuple(bwd_call(r, g)), (residuals, cts),
+        bwd, _, bwd_outer = func_of(lambda r, g: tuple(bwd_call(*fixed.values(), r, g)),
+                                    (residuals, cts),
                                     f"{name}_bwd")
         outer = union(fun_outer, fwd_outer, bwd_outer)
         fun = over_outer(fun, len(leaves), fun_outer, outer)

@@ -1,4 +1,6 @@
 """Functions for the higher-order and composition tests (astjax compiles from source files)."""
+import functools
+
 import astjax
 import astjax.numpy as jnp
 from astjax import lax
@@ -121,3 +123,50 @@ def counted_loop(x, limit):
         x = jnp.sin(x) * 1.5 + x
         n = n + 1.0
     return x
+
+
+@functools.partial(astjax.custom_vjp, nondiff_argnums=(0,))
+def scaled_sine(scale, x):
+    return scale * jnp.sin(x)
+
+
+def _scaled_sine_fwd(scale, x):
+    return scaled_sine(scale, x), jnp.cos(x)
+
+
+def _scaled_sine_bwd(scale, cos_x, g):
+    return (scale * cos_x * g * 0.5,)  # half the true derivative: the rule is seen
+
+
+scaled_sine.defvjp(_scaled_sine_fwd, _scaled_sine_bwd)
+
+
+def scaled_sine_loss(x):
+    return jnp.sum(scaled_sine(3.0, x * 2.0))
+
+
+@functools.partial(astjax.custom_jvp, nondiff_argnums=(1,))
+def powered(x, n):
+    return x ** n
+
+
+@powered.defjvp
+def _powered_jvp(n, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return powered(x, n), 2.0 * n * x ** (n - 1) * t  # twice the true derivative
+
+
+def powered_loss(x):
+    return jnp.sum(powered(x, 3))
+
+
+@astjax.custom_jvp
+def product(x, y):
+    return x * y
+
+
+product.defjvps(lambda tx, ans, x, y: tx * y * 10.0, lambda ty, ans, x, y: ty * x)
+
+
+def product_loss(x):
+    return jnp.sum(product(x, x + 1.0))

@@ -96,6 +96,28 @@ def test_custom_vjp_rule_is_used():
     np.testing.assert_allclose(astjax.jit(cases.clipped_loss)(x), 5.0 * 3.0 * x.sum())
 
 
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_nondiff_argnums_are_fixed_in_the_rules(backend):
+    """JAX's nondiff_argnums: the rules get the fixed arguments first (each rule here gives a
+    wrong derivative on purpose, so the rule is what is differentiated)."""
+    x = np.array([0.1, 0.7, -0.4])
+    grad = astjax.jit(astjax.grad(cases.scaled_sine_loss), backend=backend)
+    np.testing.assert_allclose(grad(x), 3.0 * np.cos(2 * x) * 2.0 * 0.5, rtol=1e-12)
+    np.testing.assert_allclose(astjax.jit(cases.scaled_sine_loss, backend=backend)(x),
+                               np.sum(3.0 * np.sin(2 * x)), rtol=1e-12)
+    grad = astjax.jit(astjax.grad(cases.powered_loss), backend=backend)
+    np.testing.assert_allclose(grad(x), 2.0 * 3 * x ** 2, rtol=1e-12)
+    _, tangent = astjax.jvp(cases.powered_loss, (x,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, np.sum(2.0 * 3 * x ** 2), rtol=1e-12)
+
+
+def test_defjvps_adds_one_rule_per_argument():
+    x = np.array([0.5, -1.5])
+    # d/dx x * (x + 1) by the rules: 10 * (x + 1) (the first, scaled) + x (the second)
+    np.testing.assert_allclose(astjax.grad(cases.product_loss)(x), 10.0 * (x + 1.0) + x,
+                               rtol=1e-12)
+
+
 def test_forward_mode_of_custom_vjp_is_a_clear_error():
     with pytest.raises(astjax.AstjaxError, match="custom_vjp"):
         astjax.jvp(cases.clipped_loss, (np.ones(2),), (np.ones(2),))
