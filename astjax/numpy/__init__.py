@@ -31,6 +31,7 @@ from ._function_base import (apply_along_axis, apply_over_axes, array_equiv,  # 
                              trapezoid, unpackbits, unwrap, vecmat, vectorize)
 from ._histograms import (bincount, digitize, histogram, histogram2d,  # noqa: F401
                           histogram_bin_edges, histogramdd, interp)
+from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: F401
 from ._indexing import getitem  # noqa: F401
 from ._joining import (append, array_split, block, column_stack, concat,  # noqa: F401
                        concatenate, dsplit, dstack, hsplit, hstack, meshgrid, split, stack,
