@@ -120,12 +120,16 @@ def test_standardize_matches_jax_on_well_spread_input():
     check(nn.standardize, jnn.standardize, x, rtol=2e-5)
 
 
-def test_one_hot_is_float32_like_jax():
+def test_one_hot_like_jax():
+    """In the default float dtype (float64: astjax's jax_enable_x64 is on) unless asked."""
     labels = np.array([[0, 2], [1, 5]])
-    check(lambda a: nn.one_hot(a, 3), lambda a: jnn.one_hot(a, 3), labels)
-    check(lambda a: nn.one_hot(a, 4, axis=0), lambda a: jnn.one_hot(a, 4, axis=0), labels)
-    check(lambda a: nn.one_hot(a, 3, dtype=np.int32), lambda a: jnn.one_hot(a, 3, dtype=np.int32),
-          labels)
+    with jax.enable_x64(True):
+        check(lambda a: nn.one_hot(a, 3), lambda a: jnn.one_hot(a, 3), labels)
+        check(lambda a: nn.one_hot(a, 4, axis=0), lambda a: jnn.one_hot(a, 4, axis=0), labels)
+        check(lambda a: nn.one_hot(a, 3, dtype=np.int32),
+              lambda a: jnn.one_hot(a, 3, dtype=np.int32), labels)
+        check(lambda a: nn.one_hot(a, 3, dtype=np.float32),
+              lambda a: jnn.one_hot(a, 3, dtype=np.float32), labels)
 
 
 def test_float64_stays_float64():

@@ -203,11 +203,22 @@ REDUCTIONS = ["sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std",
 @settings(max_examples=25, deadline=None)
 @given(data=st.data(), x=arrays(), keepdims=st.booleans())
 def test_reductions_match_numpy(name, data, x, keepdims):
+    """NumPy's values; mean/var/std of integers in JAX's float for them (float32 up to 32
+    bits, NumPy's float64 for 64)."""
     axis = axis_for(x, data)
-    inexact = name in ("mean", "var", "std") and x.dtype == np.float32
+    floats = name in ("mean", "var", "std")
     check(lambda a: getattr(jnp, name)(a, axis=axis, keepdims=keepdims),
-          lambda a: getattr(np, name)(a, axis=axis, keepdims=keepdims), x,
-          rtol=1e-5 if inexact or name in ("mean", "var", "std") else None)
+          lambda a: getattr(np, name)(a.astype(jax_float(a.dtype)) if floats else a,
+                                      axis=axis, keepdims=keepdims), x,
+          rtol=1e-5 if floats else None)
+
+
+def jax_float(dtype) -> np.dtype:
+    """The float JAX computes an integer dtype's float functions in."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return dtype
+    return np.dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
 @settings(max_examples=20, deadline=None)
@@ -224,15 +235,34 @@ def test_var_ddof_and_dtype_argument(x, ddof):
 @settings(max_examples=20, deadline=None)
 @given(data=st.data(), x=arrays(min_dims=1))
 def test_arg_and_cumulative_match_numpy(name, data, x):
+    """NumPy's values; a cumulative sum or product of integers keeps their dtype (JAX's)."""
     axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
-    check(lambda a: getattr(jnp, name)(a, axis=axis), lambda a: getattr(np, name)(a, axis=axis), x)
+    keep = name.startswith("cum") and x.dtype.kind in "iu"
+    check(lambda a: getattr(jnp, name)(a, axis=axis),
+          lambda a: getattr(np, name)(a, axis=axis).astype(a.dtype) if keep
+          else getattr(np, name)(a, axis=axis), x)
 
 
-def test_reduction_dtypes_follow_numpy():
-    for dtype in (np.int32, np.bool_, np.float32, np.uint8):
+# JAX's result dtypes (jax_enable_x64 on) of reductions over arrays of each dtype.
+REDUCTION_DTYPES = {
+    np.int32: {"sum": "int64", "prod": "int64", "mean": "float32", "cumsum": "int32",
+               "max": "int32", "var": "float32"},
+    np.bool_: {"sum": "int64", "prod": "int64", "mean": "float32", "cumsum": "int64",
+               "max": "bool", "var": "float32"},
+    np.float32: {"sum": "float32", "prod": "float32", "mean": "float32", "cumsum": "float32",
+                 "max": "float32", "var": "float32"},
+    np.uint8: {"sum": "uint64", "prod": "uint64", "mean": "float32", "cumsum": "uint8",
+               "max": "uint8", "var": "float32"},
+    np.int64: {"sum": "int64", "prod": "int64", "mean": "float64", "cumsum": "int64",
+               "max": "int64", "var": "float64"},
+}
+
+
+def test_reduction_dtypes_follow_jax():
+    for dtype, expected in REDUCTION_DTYPES.items():
         x = np.ones((2, 3), dtype)
-        for name in ("sum", "prod", "mean", "cumsum", "max"):
-            assert getattr(jnp, name)(x).dtype == getattr(np, name)(x).dtype, (name, dtype)
+        got = {name: getattr(jnp, name)(x).dtype.name for name in expected}
+        assert got == expected, dtype
 
 
 def test_median_quantile_average_diff():

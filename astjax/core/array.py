@@ -2,13 +2,14 @@
 
 `x.at[i].set(v)` (a functional update, filled in by astjax.numpy through `Array.ops`) and
 `x.block_until_ready()` work on results outside `jit`, as they do on JAX arrays, so code
-ported from JAX runs eagerly too. Everything else is NumPy's ndarray, with one difference:
-without `jax_enable_x64`, NumPy math on Arrays gives 32-bit results (int32 * 0.5 is float32,
-as in JAX, not NumPy's float64).
+ported from JAX runs eagerly too. Everything else is NumPy's ndarray, with two differences
+that make its math JAX's: an integer array meeting a float one takes its dtype (int64 +
+float32 is float32, not NumPy's float64), and without `jax_enable_x64` results are 32-bit
+(int32 * 0.5 is float32).
 """
 import numpy as np
 
-from .avals import canonical_value, x64
+from .avals import canonical_value, to_inexact, x64
 
 
 class Array(np.ndarray):
@@ -19,6 +20,10 @@ class Array(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         inputs = [_plain(x) for x in inputs]
+        if method == "__call__" and ufunc in _PROMOTED:
+            inputs = _promoted(inputs)
+        if method == "__call__" and ufunc in _FLOAT_ONLY:
+            inputs = _as_floats(inputs)
         out = kwargs.get("out")
         if out is not None:
             kwargs["out"] = tuple(_plain(o) for o in out)
@@ -33,6 +38,43 @@ class Array(np.ndarray):
 
     def block_until_ready(self):
         return self
+
+
+# NumPy's ufuncs for the primitives that promote their operands (core/bind.py's PROMOTED).
+_PROMOTED = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide,
+                       np.remainder, np.fmod, np.power, np.float_power, np.maximum, np.minimum,
+                       np.fmax, np.fmin, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
+                       np.copysign, np.nextafter, np.heaviside, np.divmod, np.equal,
+                       np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
+
+
+def _promoted(inputs: list) -> list:
+    """Integer and bool arrays among float or complex ones converted to their dtype (JAX's
+    promotion; Python scalars are weak and left to NumPy)."""
+    arrays = [x for x in inputs if isinstance(x, (np.ndarray, np.generic))]
+    kinds = {x.dtype.kind for x in arrays}
+    if not kinds & set("fc") or not kinds & set("iub"):
+        return inputs
+    target = np.result_type(*[x.dtype for x in arrays if x.dtype.kind in "fc"])
+    return [x.astype(target) if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
+            else x for x in inputs]
+
+
+# NumPy's ufuncs that compute in floats whatever their operands (core/bind.py's FLOAT_ONLY).
+_FLOAT_ONLY = frozenset({np.true_divide, np.sqrt, np.cbrt, np.exp, np.exp2, np.expm1, np.log,
+                         np.log1p, np.log2, np.log10, np.sin, np.cos, np.tan, np.arcsin,
+                         np.arccos, np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh,
+                         np.arccosh, np.arctanh, np.arctan2, np.logaddexp})
+
+
+def _as_floats(inputs: list) -> list:
+    """Integer and bool arrays in JAX's float for them (int32 to float32, avals.to_inexact)
+    when no operand is a float array."""
+    arrays = [x for x in inputs if isinstance(x, (np.ndarray, np.generic))]
+    if not arrays or any(x.dtype.kind not in "iub" for x in arrays):
+        return inputs
+    target = to_inexact(np.result_type(*[x.dtype for x in arrays]))
+    return [x.astype(target) if isinstance(x, (np.ndarray, np.generic)) else x for x in inputs]
 
 
 def as_array(value) -> Array:

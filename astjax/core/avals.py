@@ -84,12 +84,30 @@ _WEAK_STAND_IN = {"b": True, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 
 
 def result_dtype(*avals: AVal) -> tuple:
-    """(dtype, weak) of an elementwise operation on these operands, by NEP 50."""
+    """(dtype, weak) of an elementwise operation on these operands: NEP 50's rule for
+    Python scalars, and JAX's for arrays, where an integer or bool array meeting a float or
+    complex one takes that one's dtype (int32 + float32 and int64 + float32 are float32;
+    NumPy says float64)."""
     strong = [a.dtype for a in avals if not a.weak]
     weak = [_WEAK_STAND_IN[a.dtype.kind] for a in avals if a.weak]
     if not strong:
         return np.result_type(*[np.asarray(w).dtype for w in weak]), True
-    return np.result_type(*strong, *weak), False
+    inexact = [d for d in strong if d.kind in "fc"]
+    return np.result_type(*(inexact or strong), *weak), False
+
+
+def to_inexact(dtype) -> np.dtype:
+    """The float dtype JAX computes an integer or bool dtype's float functions in (sqrt, mean,
+    true division): float32 up to 32 bits, float64 for 64 (NumPy: always float64)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return dtype
+    return canonical_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
+
+
+def promote_types(a, b) -> np.dtype:
+    """JAX's promotion of two dtypes (see result_dtype)."""
+    return result_dtype(AVal((), np.dtype(a)), AVal((), np.dtype(b)))[0]
 
 
 def is_float(dtype) -> bool:

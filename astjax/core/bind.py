@@ -10,7 +10,8 @@ import threading
 import numpy as np
 
 from . import primitives, table  # noqa: F401  (table: every primitive registered)
-from .avals import AVal, canonical_dtype, canonical_value, x64
+from .avals import (AVal, aval_of, canonical_dtype, canonical_value, result_dtype,
+                    to_inexact, x64)
 from .array import Array, as_array
 from .ir import Eqn, Lit, Var, as_atom
 
@@ -31,6 +32,8 @@ class Builder:
         if _foldable(prim, values):  # Python scalars only: compute now, stay a Python scalar
             return weak_scalar(prim.impl(*values, **params))
         atoms = [as_atom(o) for o in operands]
+        if name in PROMOTED or name in FLOAT_ONLY:
+            atoms = self._promoted(name, atoms)
         if not x64():
             params = _narrow_params(params)
         out = prim.abstract(*[a.aval for a in atoms], **params)
@@ -43,6 +46,18 @@ class Builder:
             outs = [self._narrowed(v) for v in outs]
         return outs if prim.multiple_results else outs[0]
 
+    def _promoted(self, name: str, atoms: list) -> list:
+        """The operands, an integer or bool array among float or complex ones converted to
+        their dtype first (JAX's promotion, see avals.result_dtype), and to a float before
+        a float-only operation."""
+        skip = 1 if name == "select" else 0  # (its predicate stays bool)
+        dtype = promotion_target(name, [a.aval for a in atoms[skip:]])
+        if dtype is None:
+            return atoms
+        return atoms[:skip] + [as_atom(self.emit("convert", [a], {"dtype": dtype.name}))
+                               if not a.aval.weak and a.aval.dtype.kind in "iub" else a
+                               for a in atoms[skip:]]
+
     def _narrowed(self, v: Var) -> Var:
         """v converted to its 32-bit dtype when NumPy's rule widened it (int32 + float32)."""
         dtype = canonical_dtype(v.aval.dtype)
@@ -52,6 +67,33 @@ class Builder:
         out.origin = "convert"
         self.eqns.append(Eqn([out], "convert", [v], {"dtype": dtype.name}, self.loc, self.note))
         return out
+
+
+# The elementwise primitives whose operands meet in one dtype (NumPy's ufunc promotion).
+PROMOTED = frozenset({"add", "sub", "mul", "div", "floor_divide", "rem", "pow", "max", "min",
+                      "atan2", "logaddexp", "polygamma", "complex", "eq", "ne", "lt", "le",
+                      "gt", "ge", "clamp", "select"})
+
+
+# The primitives that compute in floats whatever their operands: integer and bool operands
+# are converted first, to JAX's float for them (int32 to float32; NumPy would use float64).
+FLOAT_ONLY = frozenset({"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", "log1p",
+                        "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+                        "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
+                        "erf_inv", "lgamma", "digamma", "div", "atan2", "logaddexp",
+                        "polygamma"})
+
+
+def promotion_target(name: str, avals: list):
+    """The dtype integer and bool arrays among these operands are converted to before the
+    operation, or None when NumPy's promotion already gives JAX's dtype."""
+    strong = [a.dtype for a in avals if not a.weak]
+    if not any(d.kind in "iub" for d in strong):
+        return None
+    dtype, weak = result_dtype(*avals)
+    if dtype.kind in "fc":
+        return dtype if any(d.kind in "fc" for d in strong) else None
+    return to_inexact(dtype) if name in FLOAT_ONLY else None
 
 
 def _narrow_params(params: dict) -> dict:
@@ -106,6 +148,8 @@ def bind(name: str, *operands, **params):
     values = [_value(o) for o in operands]
     if not x64():
         values, params = [canonical_value(v) for v in values], _narrow_params(params)
+    if name in PROMOTED or name in FLOAT_ONLY:
+        values = _promoted_values(name, values)
     out = prim.impl(*values, **params)
     if prim.multiple_results:
         return [as_array(canonical_value(o)) for o in out]
@@ -115,6 +159,17 @@ def bind(name: str, *operands, **params):
 
 
 PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def _promoted_values(name: str, values: list) -> list:
+    """Eagerly, what Builder._promoted does."""
+    skip = 1 if name == "select" else 0
+    dtype = promotion_target(name, [aval_of(v) for v in values[skip:]])
+    if dtype is None:
+        return values
+    return values[:skip] + [np.asarray(v).astype(dtype) if not isinstance(v, PYTHON_SCALARS)
+                            and np.asarray(v).dtype.kind in "iub" else v
+                            for v in values[skip:]]
 
 
 def stays_weak(prim, operands, out) -> bool:

@@ -26,7 +26,7 @@ from ..numpy._util import bind
 def _floats(*xs):
     """The operands broadcast together in one float dtype (float32 at least)."""
     xs = [_as_operand(x) for x in xs]
-    dtype = u.result_type_of(*xs, 1.0)
+    dtype = u.inexact_type_of(*xs)
     if dtype.kind == "c":
         raise u.DtypeError("these special functions take real arguments")
     if dtype.itemsize < 4:

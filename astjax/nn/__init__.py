@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 import astjax.numpy as jnp
+from .. import config
 from . import initializers  # noqa: F401
 from ..numpy import _util as u
 from ..numpy._creation import _as_operand
@@ -172,7 +173,8 @@ normalize = standardize
 
 
 def one_hot(x, num_classes, *, dtype=None, axis=-1):
-    """x[..., None] == arange(num_classes), as float32 unless dtype says otherwise (JAX's default);
+    """x[..., None] == arange(num_classes), in the default float dtype unless dtype says
+    otherwise (as JAX);
     out-of-range and negative classes give all-zero rows."""
     x = _as_operand(x)
     num_classes = u.static_int(num_classes, "one_hot's num_classes")
@@ -182,7 +184,7 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     index_dtype = u.dtype_of(x).name if u.kind(x) in "iu" else "int64"
     classes = bind("iota", dtype=index_dtype, shape=shape, dimension=axis)
     hits = bind("eq", jnp.expand_dims(x, axis), classes)
-    return jnp.astype(hits, np.float32 if dtype is None else dtype)
+    return jnp.astype(hits, config.default_dtype("float") if dtype is None else dtype)
 
 
 # ---------------------------------------------------------------- more activations

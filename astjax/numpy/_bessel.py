@@ -43,7 +43,7 @@ def _clenshaw(t, coefficients):
 
 def _float(x):
     x = _as_operand(x)
-    dtype = u.result_type_of(x, 1.0)
+    dtype = u.inexact_type_of(x)
     if dtype.kind == "c":
         raise u.DtypeError("the Bessel functions take real arguments")
     if dtype.itemsize < 4:

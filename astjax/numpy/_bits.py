@@ -18,7 +18,7 @@ _UINT_OF_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def _inexact(*xs):
     xs = [_as_operand(x) for x in xs]
-    dtype = u.result_type_of(*xs, 1.0)
+    dtype = u.inexact_type_of(*xs)
     if dtype.kind == "c":
         raise u.DtypeError("this function is not defined for complex numbers")
     return [x if u.dtype_of(x) == dtype else bind("convert", x, dtype=dtype.name) for x in xs]

@@ -253,7 +253,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """num numbers spaced evenly on a log scale from start to stop (same sign, not 0); the
     ends are exactly start and stop."""
     start, stop = _as_operand(start), _as_operand(stop)
-    compute = u.result_type_of(start, stop, 1.0)
+    compute = u.inexact_type_of(start, stop)
     start, stop = (bind("convert", x, dtype=compute.name) for x in (start, stop))
     sign = bind("sign", start)
     lo, hi = (bind("log10", bind("mul", x, sign)) for x in (start, stop))

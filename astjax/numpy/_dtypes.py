@@ -1,10 +1,13 @@
 """Dtypes as JAX spells them: `jnp.float32` is both a dtype (`np.dtype(jnp.float32)`,
 `zeros(3, jnp.float32)`) and a converter (`jnp.float32(x)`, which works on abstract arrays too).
-Dtype queries (`finfo`, `result_type`, ...) are NumPy's own."""
+Dtype queries (`finfo`, `can_cast`, ...) are NumPy's own; `result_type` and `promote_types`
+follow JAX's promotion (an integer array meeting a float32 one gives float32)."""
 import numpy as np
 
 from .. import dtypes as _jax_dtypes
+from ..core import avals as _avals
 from ._creation import asarray
+from ._util import aval as _aval
 
 
 class _ScalarMeta(type):
@@ -40,8 +43,27 @@ int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double = float32, float64
 
 dtype = np.dtype
-result_type = np.result_type
-promote_types = np.promote_types
+
+
+def promote_types(a, b) -> np.dtype:
+    return _avals.promote_types(np.dtype(a), np.dtype(b))
+
+
+def result_type(*args) -> np.dtype:
+    """The dtype an elementwise operation on `args` (arrays, dtypes, Python scalars) gives."""
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    avals = [_avals.AVal((), np.dtype(a)) if _is_dtype_like(a) else _aval(a) for a in args]
+    return _avals.canonical_dtype(_avals.result_dtype(*avals)[0])
+
+
+def _is_dtype_like(x) -> bool:
+    if isinstance(x, (np.dtype, str, _ScalarMeta)) or \
+            (isinstance(x, type) and issubclass(x, np.generic)):
+        return True
+    return x in (float, int, complex, bool) if isinstance(x, type) else False
+
+
 can_cast = np.can_cast
 finfo = np.finfo
 iinfo = np.iinfo

@@ -224,7 +224,7 @@ def rad2deg(x, /):
 def _scale(x, numerator, denominator):
     """x * (numerator / denominator), the constant rounded in x's float type as NumPy does."""
     x = _as_operand(x)
-    dtype = u.result_type_of(x, 1.0)
+    dtype = u.inexact_type_of(x)
     return bind("mul", x, np.asarray(numerator, dtype) / np.asarray(denominator, dtype))
 
 

@@ -18,7 +18,7 @@ from ._util import bind
 
 def _inexact(*xs):
     xs = [_as_operand(x) for x in xs]
-    dtype = u.result_type_of(*xs, 1.0)
+    dtype = u.inexact_type_of(*xs)
     return [x if u.dtype_of(x) == dtype else bind("convert", x, dtype=dtype.name) for x in xs]
 
 

@@ -19,7 +19,7 @@ from ._util import bind
 def _inexact(*arrays):
     """The arrays in one common inexact dtype (integers become float64), as JAX's poly*."""
     arrays = [_as_operand(a) for a in arrays]
-    dtype = u.result_type_of(*arrays, 1.0)
+    dtype = u.inexact_type_of(*arrays)
     return [a if u.dtype_of(a) == dtype else bind("convert", a, dtype=dtype.name)
             for a in arrays]
 

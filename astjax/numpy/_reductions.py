@@ -89,10 +89,11 @@ def _count(a, axis):
 
 
 def _float_input(a, dtype):
-    """NumPy's mean/var accumulate integers and bools in float64."""
+    """mean/var accumulate integers and bools in JAX's float for them (float32 up to 32
+    bits: NumPy's is float64)."""
     if dtype is not None:
         return _cast(a, dtype)
-    return a if u.is_inexact(a) else _cast(a, np.float64)
+    return a if u.is_inexact(a) else _cast(a, u.inexact_type_of(a))
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
@@ -185,6 +186,8 @@ def _cumulative(prim, a, axis, dtype):
     if dtype is not None:
         a = _cast(a, dtype)
     out = bind(prim, a, axis=axis, reverse=False)
+    if dtype is None and u.kind(a) in "iu":  # (JAX keeps an integer dtype; NumPy widens)
+        return _cast(out, u.dtype_of(a))
     return out if dtype is None else _cast(out, dtype)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from ..core.dims import DimExpr
 
 from ..core import table  # noqa: F401  (fills the primitive table before anything binds)
-from ..core.avals import result_dtype
+from ..core.avals import canonical_dtype, result_dtype, to_inexact
 from ..core.bind import aval, bind, current_builder, is_abstract  # noqa: F401
 from ..errors import ConcretizationError, DtypeError, ShapeError  # noqa: F401  (re-exported)
 
@@ -51,6 +51,15 @@ def is_inexact(x) -> bool:
 def result_type_of(*xs) -> np.dtype:
     """The dtype NumPy 2 gives an elementwise operation on xs (Python scalars are weak)."""
     return result_dtype(*[aval(x) for x in xs])[0]
+
+
+def inexact_type_of(*xs) -> np.dtype:
+    """The dtype a float function of xs computes in: their common dtype, an integer or bool
+    one as JAX's float for it (avals.to_inexact); Python numbers alone give the default float."""
+    dtype, weak = result_dtype(*[aval(x) for x in xs])
+    if dtype.kind in "fc":
+        return dtype
+    return canonical_dtype(np.float64) if weak else to_inexact(dtype)
 
 
 def zero(d) -> np.ndarray:

@@ -1,17 +1,16 @@
 """What astjax.scipy's modules share."""
 import astjax.numpy as jnp
 
-from .. import config
+from ..numpy._util import inexact_type_of
 from ..core.prims.elementwise import complex_dtype
 
 
 def inexact(*xs):
-    """The operands as arrays of their common inexact dtype (integers and bools compute in the
-    default float type); one operand comes back alone, several as a list."""
+    """The operands as arrays of their common inexact dtype (integers and bools compute in
+    JAX's float for them, numpy/_util.inexact_type_of); one operand comes back alone, several
+    as a list."""
+    dtype = inexact_type_of(*xs)
     xs = [jnp.asarray(x) for x in xs]
-    dtype = jnp.result_type(*xs)
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        dtype = config.default_dtype("float")
     out = [x.astype(dtype) if x.dtype != dtype else x for x in xs]
     return out[0] if len(out) == 1 else out
 

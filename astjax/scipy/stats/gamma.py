@@ -7,7 +7,7 @@ from ._util import inexact, from_log, standardized, within
 
 def logpdf(x, a, loc=0, scale=1):
     y, scale = standardized(x, loc, scale)
-    a = inexact(a)
+    a = inexact(a, y)[0]  # (in y's dtype when a Python number, as JAX promotes)
     safe = jnp.maximum(y, 0.0)
     return within(y >= 0, xlogy(a - 1.0, safe) - safe - gammaln(a) - jnp.log(scale))
 

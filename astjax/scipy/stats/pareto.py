@@ -6,7 +6,7 @@ from ._util import inexact, from_log, standardized, within
 
 def logpdf(x, b, loc=0, scale=1):
     z, scale = standardized(x, loc, scale)
-    b = inexact(b)
+    b = inexact(b, z)[0]  # (in z's dtype when a Python number, as JAX promotes)
     return within(z >= 1, jnp.log(b) - jnp.log(scale) - (b + 1.0) * jnp.log(jnp.maximum(z, 1.0)))
 
 
