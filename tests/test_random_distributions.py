@@ -1,13 +1,14 @@
 """astjax.random's samplers against JAX 0.10.2: randint, bernoulli, rademacher, permutation and
-choice bit for bit; samplers that apply one function to uniforms to float tolerance; rejection
-samplers (gamma, beta, dirichlet, poisson) in distribution (Kolmogorov-Smirnov against SciPy,
-and moments)."""
+choice bit for bit; samplers that apply one function to uniforms, and the rejection samplers
+(gamma and what is built on it, poisson: JAX's draws, element by element) to float tolerance;
+the rejection samplers in distribution too (Kolmogorov-Smirnov against SciPy, and moments)."""
 import numpy as np
 import pytest
 from scipy import stats
 
 import astjax
 from astjax import random
+import random_rejection_cases as rejection
 
 jax = pytest.importorskip("jax")
 jrandom = jax.random
@@ -221,3 +222,32 @@ def test_beta_and_dirichlet_gradients_are_unbiased():
         lambda a: random.dirichlet(key, a, (N,), np.float64)[:, 0].mean()))
     np.testing.assert_allclose(first(np.array([1.0, 2.0, 3.0])), [5 / 36, -1 / 36, -1 / 36],
                                rtol=0.05, atol=3e-3)
+
+
+@pytest.mark.parametrize("backend, x64", [("xla", False), ("numpy", True)])
+def test_rejection_samplers_draw_what_jax_draws(backend, x64, seed=7):
+    """Each element from its own key and the same rejection loop as JAX's, so the same numbers
+    (up to the last bits of float math: a rejection decided the other way would differ
+    wholly)."""
+    with jax.enable_x64(x64), astjax.enable_x64(x64):
+        want = rejection.rejection_draws(jrandom.PRNGKey(seed))
+        got = astjax.jit(rejection.rejection_draws, backend=backend)(random.PRNGKey(seed))
+        for name in want:
+            for w, g in zip(jax.tree_util.tree_leaves(want[name]),
+                            jax.tree_util.tree_leaves(got[name])):
+                w, g = np.asarray(w), np.asarray(g)
+                assert (g.dtype, g.shape) == (w.dtype, w.shape), name
+                np.testing.assert_allclose(g, w, rtol=2e-5 if not x64 else 1e-12, err_msg=name)
+
+
+def test_rejection_samplers_draw_what_jax_draws_eagerly():
+    key, jkey = keys(11)
+    alpha = np.array([0.3, 1.0, 4.0])
+    with jax.enable_x64(True):
+        pairs = [(random.gamma(key, alpha), jrandom.gamma(jkey, alpha)),
+                 (random.beta(key, 0.5, 2.0, (3,)), jrandom.beta(jkey, 0.5, 2.0, (3,))),
+                 (random.poisson(key, 12.0, (4,)), jrandom.poisson(jkey, 12.0, (4,)))]
+    for ours, theirs in pairs:
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, np.asarray(theirs), rtol=1e-12)
+

@@ -109,9 +109,13 @@ def bits(key, shape=(), dtype=None):
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
     """Floats uniform in [minval, maxval): the mantissa filled with random bits."""
     dtype = _float_dtype(dtype)
-    shape = _shape(shape)
+    raw = bits(key, _shape(shape), np.dtype(f"uint{dtype.itemsize * 8}"))
+    return _uniform_from_bits(raw, dtype, minval, maxval)
+
+
+def _uniform_from_bits(raw, dtype, minval, maxval):
+    """uniform's floats from its random bits (uint32 for float32, uint64 for float64)."""
     nbits, nmant = dtype.itemsize * 8, np.finfo(dtype).nmant
-    raw = bits(key, shape, np.dtype(f"uint{nbits}"))
     mantissa = lax.shift_right_logical(raw, np.asarray(nbits - nmant, raw.dtype))
     # exactly bitcast(mantissa | bits of 1.0) - 1: the mantissa scaled by 2**-nmant
     floats = lax.convert_element_type(mantissa, dtype) * np.asarray(2.0 ** -nmant, dtype)
@@ -455,88 +459,72 @@ def _gamma(key, alpha, dtype):
 
 
 def _gamma_sample(key, alpha, dtype):
-    shape = tuple(alpha.shape)
-    boost_key, key = split(key)
-    small = alpha < 1
-    a = jnp.where(small, alpha + 1, alpha)
-    d = a - np.asarray(1 / 3, dtype)
-    c = np.asarray(1, dtype) / jnp.sqrt(9 * d)
-
-    def undone(state):
-        return ~jnp.all(state[2])
-
-    def draw(state):
-        key, sample, done = state
-        key, kx, ku = split(key, 3)
-        x = normal(kx, shape, dtype)
-        u = uniform(ku, shape, dtype)
-        v = (1 + c * x) ** 3
-        positive = v > 0
-        logv = jnp.log(jnp.where(positive, v, 1))
-        ok = positive & (jnp.log(u) < 0.5 * x * x + d - d * v + d * logv)
-        new = ok & ~done
-        return key, jnp.where(new, d * v, sample), done | new
-
-    start = (key, jnp.zeros(shape, dtype), jnp.zeros(shape, bool))
-    _, sample, _ = lax.while_loop(undone, draw, start)
-    u = uniform(boost_key, shape, dtype)
-    boost = jnp.where(small, u ** (1 / jnp.where(small, alpha, 1)), 1)
-    return jnp.where(alpha == 0, 0, sample * boost)
+    """JAX's draws: element i by Marsaglia and Tsang from split(key, n)[i] (_lanes.py)."""
+    from ._lanes import gamma_of
+    return gamma_of(key, alpha, log_space=False)
 
 
 def beta(key, a, b, shape=None, dtype=None):
-    """Beta(a, b) samples: X / (X + Y) of two gamma samples."""
+    """Beta(a, b) samples: X / (X + Y) of two gamma samples, drawn in log space and scaled by
+    the larger (JAX's algorithm and draws)."""
+    from ._more import _loggamma
     dtype = _float_dtype(dtype)
     a, b = _as(a, dtype), _as(b, dtype)
     shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if shape is None else _shape(shape)
     ka, kb = split(key)
-    x = _gamma(ka, jnp.broadcast_to(a, shape), dtype)
-    y = _gamma(kb, jnp.broadcast_to(b, shape), dtype)
+    log_x = _loggamma(ka, jnp.broadcast_to(a, shape), dtype)
+    log_y = _loggamma(kb, jnp.broadcast_to(b, shape), dtype)
+    log_max = jnp.maximum(log_x, log_y)
+    x, y = jnp.exp(log_x - log_max), jnp.exp(log_y - log_max)
     return x / (x + y)
 
 
 def dirichlet(key, alpha, shape=None, dtype=None):
-    """Dirichlet(alpha) samples along the last axis: gammas normalised to sum 1."""
+    """Dirichlet(alpha) samples along the last axis: the softmax of log-gamma samples (JAX's
+    algorithm and draws)."""
+    from ..nn import softmax
+    from ._more import _loggamma
     dtype = _float_dtype(dtype)
     alpha = _as(alpha, dtype)
     batch = tuple(alpha.shape[:-1]) if shape is None else _shape(shape)
-    g = _gamma(key, jnp.broadcast_to(alpha, batch + tuple(alpha.shape[-1:])), dtype)
-    return g / jnp.sum(g, axis=-1, keepdims=True)
+    log_g = _loggamma(key, jnp.broadcast_to(alpha, batch + tuple(alpha.shape[-1:])), dtype)
+    return softmax(log_g, axis=-1)
 
 
 def poisson(key, lam, shape=None, dtype=None):
-    """Poisson(lam) counts: Knuth's product of uniforms below 10, transformed rejection
-    (Hormann's PTRS) above."""
+    """Poisson(lam) counts by JAX's algorithm and draws, in float32 whatever the dtypes:
+    Knuth's product of uniforms below 10, transformed rejection (Hormann's PTRS) above, each
+    from `key` itself."""
     dtype = np.dtype(dtype or default_dtype("int"))
-    lam = _as(lam, np.float64 if x64_enabled() else np.float32)
+    lam = _as(lam, np.float32)
     shape = tuple(jnp.shape(lam)) if shape is None else _shape(shape)
     lam = jnp.broadcast_to(lam, shape)
-    k1, k2 = split(key)
-    small = _poisson_knuth(k1, jnp.where(lam < 10, lam, 0), shape)
-    large = _poisson_rejection(k2, jnp.where(lam < 10, 10, lam), shape)
-    return jnp.where(lam < 10, small, large).astype(dtype)
+    knuth = jnp.isnan(lam) | (lam < 10)
+    small = _poisson_knuth(key, jnp.where(knuth, lam, np.float32(0)), shape, dtype)
+    large = _poisson_rejection(key, jnp.where(knuth, np.float32(1e5), lam), shape)
+    counts = jnp.where(knuth, small, large.astype(dtype))
+    return jnp.where(lam == 0, jnp.zeros_like(counts), counts)
 
 
-def _poisson_knuth(key, lam, shape):
-    dtype = lam.dtype
-
+def _poisson_knuth(key, lam, shape, dtype):
+    """k - 1 for the first k whose product of k uniforms is below exp(-lam)."""
     def going(state):
-        return jnp.any(state[3])
+        return jnp.any(state[2] > -lam)
 
     def step(state):
-        key, k, log_prod, active = state
+        key, k, log_prod = state
         key, sub = split(key)
-        log_prod = log_prod + jnp.where(active, jnp.log(uniform(sub, shape, dtype)), 0)
-        k = k + active.astype(k.dtype)
-        return key, k, log_prod, active & (log_prod > -lam)
+        k = jnp.where(log_prod > -lam, k + 1, k)
+        return key, k, log_prod + jnp.log(uniform(sub, shape, np.float32))
 
-    start = (key, jnp.zeros(shape, np.int64), jnp.zeros(shape, dtype), jnp.ones(shape, bool))
-    _, k, _, _ = lax.while_loop(going, step, start)
+    start = (key, jnp.zeros(shape, dtype), jnp.zeros(shape, np.float32))
+    _, k, _ = lax.while_loop(going, step, start)
     return k - 1
 
 
 def _poisson_rejection(key, lam, shape):
-    dtype = lam.dtype
+    """Hormann's PTRS: each round proposes k for every element; an accepted proposal
+    replaces the element's count (a later acceptance too, as JAX's loop has it)."""
     log_lam = jnp.log(lam)
     b = 0.931 + 2.53 * jnp.sqrt(lam)
     a = -0.059 + 0.02483 * b
@@ -547,21 +535,20 @@ def _poisson_rejection(key, lam, shape):
         return ~jnp.all(state[2])
 
     def step(state):
-        key, k_out, done = state
+        key, k_out, accepted = state
         key, ku, kv = split(key, 3)
-        u = uniform(ku, shape, dtype, -0.5, 0.5)
-        v = uniform(kv, shape, dtype)
+        u = uniform(ku, shape, np.float32) - 0.5
+        v = uniform(kv, shape, np.float32)
         u_shifted = 0.5 - jnp.abs(u)
         k = jnp.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = jnp.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
         t = -lam + k * log_lam - lax.lgamma(k + 1)
         accept1 = (u_shifted >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
-        ok = accept1 | (~reject & (s <= t))
-        new = ok & ~done
-        return key, jnp.where(new, k, k_out), done | new
+        accept = accept1 | (~reject & (s <= t))
+        return key, jnp.where(accept, k, k_out), accepted | accept
 
-    start = (key, jnp.zeros(shape, dtype), jnp.zeros(shape, bool))
+    start = (key, jnp.full(shape, -1, np.float32), jnp.zeros(shape, bool))
     _, k, _ = lax.while_loop(going, step, start)
     return k
 

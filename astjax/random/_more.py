@@ -21,7 +21,7 @@ from .. import numpy as jnp
 from ..config import default_dtype
 from ..core.library_rules import with_jvp
 from ..dtypes import KEY_DTYPE
-from ._base import (_as, _check_impl, _float_dtype, _gamma, _gamma_sample, _shape, exponential,
+from ._base import (_as, _check_impl, _float_dtype, _gamma, _shape, exponential,
                normal, rademacher, split, uniform)
 from .keys import key_data
 
@@ -177,7 +177,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 # ---------------------------------------------------------------- built on gamma draws
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) samples, computed in log space so that small a does not underflow:
-    log G(a + 1) + log(U) / a for a < 1 (the boost astjax's gamma applies as a product).
+    log G(a + 1) + log(U) / a for a < 1 (the boost gamma applies as a product).
     Differentiable in a by implicit reparameterisation, as `gamma`."""
     dtype = _float_dtype(dtype)
     a = _param(a, dtype)
@@ -199,13 +199,9 @@ def _loggamma(key, alpha, dtype):
 
 
 def _loggamma_sample(key, alpha, dtype):
-    """log Gamma(alpha): astjax's gamma of alpha (alpha + 1 below 1) plus log(U) / alpha."""
-    gamma_key, boost_key = split(key)
-    small = alpha < 1
-    big = _gamma_sample(gamma_key, jnp.where(small, alpha + 1, alpha), dtype)
-    log_u = jnp.log(uniform(boost_key, tuple(alpha.shape), dtype))
-    boost = jnp.where(small, log_u / jnp.where(small, alpha, 1), 0)
-    return jnp.log(big) + boost
+    """JAX's draws in log space: element i from split(key, n)[i] (_lanes.py)."""
+    from ._lanes import gamma_of
+    return gamma_of(key, alpha, log_space=True)
 
 
 def chisquare(key, df, shape=None, dtype=None):
