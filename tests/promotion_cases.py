@@ -1,6 +1,7 @@
 """Programs mixing integer, bool and float32 arrays, written against JAX's API (the test runs
 them on JAX too): with jax_enable_x64 on, JAX keeps them in float32 where NumPy widens."""
 import jax.numpy as jnp
+import jax.scipy.special as special
 import jax.scipy.stats as stats
 
 
@@ -37,5 +38,13 @@ def distributions(i, f):
             stats.t.logpdf(f, 3.0), stats.expon.cdf(i))
 
 
+def python_numbers_chosen(i, f):
+    """An array of Python numbers (a `where` between two) is weakly typed: float32 partners
+    keep it float32."""
+    sign = jnp.where(f > 0, 1.0, -1.0)
+    return (sign * f, jnp.where(f > 1, 2, 3) * f, sign + 1.0, special.entr(jnp.abs(f)),
+            special.gammasgn(f) * f)
+
+
 CASES = [int_plus_float, compared, powers, float_functions_of_ints, divisions, reductions,
-         selected, distributions]
+         selected, distributions, python_numbers_chosen]

@@ -55,7 +55,7 @@ class Builder:
         if dtype is None:
             return atoms
         return atoms[:skip] + [as_atom(self.emit("convert", [a], {"dtype": dtype.name}))
-                               if not a.aval.weak and a.aval.dtype.kind in "iub" else a
+                               if converted(a.aval, dtype) and not _python_number(a) else a
                                for a in atoms[skip:]]
 
     def _narrowed(self, v: Var) -> Var:
@@ -85,15 +85,30 @@ FLOAT_ONLY = frozenset({"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", 
 
 
 def promotion_target(name: str, avals: list):
-    """The dtype integer and bool arrays among these operands are converted to before the
-    operation, or None when NumPy's promotion already gives JAX's dtype."""
-    strong = [a.dtype for a in avals if not a.weak]
-    if not any(d.kind in "iub" for d in strong):
-        return None
-    dtype, weak = result_dtype(*avals)
-    if dtype.kind in "fc":
-        return dtype if any(d.kind in "fc" for d in strong) else None
-    return to_inexact(dtype) if name in FLOAT_ONLY else None
+    """The dtype the operands are converted to before the operation (see `converted`), or
+    None when NumPy's promotion already gives JAX's dtype."""
+    dtype, _ = result_dtype(*avals)
+    if dtype.kind not in "fc" and name in FLOAT_ONLY and \
+            any(not a.weak and a.dtype.kind in "iub" for a in avals):
+        return to_inexact(dtype)
+    return dtype if any(converted(a, dtype) for a in avals) else None
+
+
+def converted(aval, target) -> bool:
+    """Whether an operand is converted to the promotion target first: a strong integer or
+    bool array among floats, or a weak array (of Python numbers, `where(c, 1.0, -1.0)`:
+    NumPy would let its dtype widen the result). A weak scalar is a Python number when the
+    code runs, which NumPy itself lets adapt."""
+    if aval.dtype == target:
+        return False
+    if aval.weak:
+        return aval.shape != ()
+    return aval.dtype.kind in "iub" and target.kind in "fc"
+
+
+def _python_number(atom) -> bool:
+    """A literal Python number: NumPy itself lets it take its partner's dtype (NEP 50)."""
+    return isinstance(atom, Lit) and isinstance(atom.value, PYTHON_SCALARS)
 
 
 def _narrow_params(params: dict) -> dict:
@@ -168,8 +183,7 @@ def _promoted_values(name: str, values: list) -> list:
     if dtype is None:
         return values
     return values[:skip] + [np.asarray(v).astype(dtype) if not isinstance(v, PYTHON_SCALARS)
-                            and np.asarray(v).dtype.kind in "iub" else v
-                            for v in values[skip:]]
+                            and converted(aval_of(v), dtype) else v for v in values[skip:]]
 
 
 def stays_weak(prim, operands, out) -> bool:

@@ -12,21 +12,23 @@ shape and dtype: `PRNGKey`, `key`, `split`, `fold_in`, `bits`, `uniform`, `randi
 replace=False)`. The samplers built from one transcendental function of a uniform (`normal`,
 `exponential`, `gumbel`, `laplace`, `logistic`, `cauchy`, `truncated_normal`, `categorical`,
 `multivariate_normal`, `orthogonal`) follow JAX's algorithm on the same bits, agreeing to float
-rounding (~1e-6 in float32). `gamma`, `beta`, `dirichlet` and `poisson` are rejection samplers
-written for whole arrays (every element draws until it accepts): the same distributions as
-JAX's, not the same numbers. Gamma samples are differentiable in their shape parameter by
-implicit reparameterisation, as JAX's (so are beta and Dirichlet samples, built from them).
+rounding (~1e-6 in float32), and so do the rejection samplers: `gamma`, `loggamma`, `beta`,
+`dirichlet` (`_gamma.py`: each element from its own key, as JAX maps its scalar sampler) and
+`poisson` (JAX's loops over whole arrays, in float32). Gamma samples are differentiable in
+their shape parameter by implicit reparameterisation, as JAX's (so are beta and Dirichlet
+samples, built from them).
 
 The rest of `jax.random`'s samplers are in `_more.py` (its docstring says how each agrees with
 JAX's).
 """
-from ._base import (PRNGKey, bernoulli, beta, bits, categorical, cauchy, choice, clone,
-                    dirichlet, exponential, fold_in, gamma, gumbel, key, key_impl, laplace,
+from ._base import (PRNGKey, bernoulli, bits, categorical, cauchy, choice, clone,
+                    exponential, fold_in, gumbel, key, key_impl, laplace,
                     logistic, multivariate_normal, normal, orthogonal, permutation, poisson,
                     rademacher, randint, split, threefry2x32, truncated_normal, uniform,
                     wrap_key_data)
+from ._gamma import beta, dirichlet, gamma, loggamma
 from ._more import (ball, binomial, chisquare, double_sided_maxwell, f, generalized_normal,
-                    geometric, key_dtype, loggamma, lognormal, maxwell, multinomial, pareto,
+                    geometric, key_dtype, lognormal, maxwell, multinomial, pareto,
                     rayleigh, t, triangular, wald, weibull_min)
 from .keys import KeyArray, key_data
 

@@ -8,7 +8,6 @@ from .. import lax
 from .. import numpy as jnp
 from ..config import default_dtype, x64_enabled
 from ..core.bind import bind
-from ..core.library_rules import with_jvp
 from ..core.prims.elementwise import part_dtype
 from .keys import IMPL, KeyArray, key_data, like
 
@@ -134,6 +133,24 @@ def _as(value, dtype):
     if isinstance(value, (int, float, np.number, np.ndarray)):
         return np.asarray(value, dtype)
     return lax.convert_element_type(value, dtype)
+
+
+def _result_shape(name, shape, *params):
+    """JAX's sample shape: the parameters' broadcast shape when shape is None; otherwise shape,
+    which the parameters must broadcast to."""
+    shapes = [tuple(jnp.shape(p)) for p in params]
+    if shape is None:
+        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    shape = _shape(shape)
+    if shapes and tuple(np.broadcast_shapes(shape, *shapes)) != shape:
+        raise ValueError(f"{name}: parameter shapes {shapes} must broadcast to the shape "
+                         f"argument {shape}")
+    return shape
+
+
+def _param(value, dtype):
+    """A parameter (number, list, array or traced value) as an array of dtype."""
+    return _as(np.asarray(value) if isinstance(value, (list, tuple)) else value, dtype)
 
 
 def normal(key, shape=(), dtype=None):
@@ -437,60 +454,6 @@ def _orthonormal_columns(z):
 
 
 # ---------------------------------------------------------------- rejection samplers
-def gamma(key, a, shape=None, dtype=None):
-    """Gamma(a, 1) samples (Marsaglia and Tsang; a < 1 boosted by U ** (1 / a))."""
-    dtype = _float_dtype(dtype)
-    a = _as(a, dtype)
-    shape = tuple(jnp.shape(a)) if shape is None else _shape(shape)
-    return _gamma(key, jnp.broadcast_to(a, shape), dtype)
-
-
-def _gamma(key, alpha, dtype):
-    """Gamma(alpha) samples, differentiable in alpha by implicit reparameterisation (as JAX):
-    d sample / d alpha = -(dF/dalpha) / (dF/dx) at the sample, F the gamma CDF."""
-    def sample(key_words, alpha):
-        return _gamma_sample(key_words, alpha, dtype)
-
-    def jvp(primals, tangents):
-        x = sample(*primals)
-        return x, lax.random_gamma_grad(primals[1], x) * tangents[1]
-
-    return with_jvp("random_gamma", sample, jvp, key_data(key), alpha)
-
-
-def _gamma_sample(key, alpha, dtype):
-    """JAX's draws: element i by Marsaglia and Tsang from split(key, n)[i] (_lanes.py)."""
-    from ._lanes import gamma_of
-    return gamma_of(key, alpha, log_space=False)
-
-
-def beta(key, a, b, shape=None, dtype=None):
-    """Beta(a, b) samples: X / (X + Y) of two gamma samples, drawn in log space and scaled by
-    the larger (JAX's algorithm and draws)."""
-    from ._more import _loggamma
-    dtype = _float_dtype(dtype)
-    a, b = _as(a, dtype), _as(b, dtype)
-    shape = np.broadcast_shapes(np.shape(a), np.shape(b)) if shape is None else _shape(shape)
-    ka, kb = split(key)
-    log_x = _loggamma(ka, jnp.broadcast_to(a, shape), dtype)
-    log_y = _loggamma(kb, jnp.broadcast_to(b, shape), dtype)
-    log_max = jnp.maximum(log_x, log_y)
-    x, y = jnp.exp(log_x - log_max), jnp.exp(log_y - log_max)
-    return x / (x + y)
-
-
-def dirichlet(key, alpha, shape=None, dtype=None):
-    """Dirichlet(alpha) samples along the last axis: the softmax of log-gamma samples (JAX's
-    algorithm and draws)."""
-    from ..nn import softmax
-    from ._more import _loggamma
-    dtype = _float_dtype(dtype)
-    alpha = _as(alpha, dtype)
-    batch = tuple(alpha.shape[:-1]) if shape is None else _shape(shape)
-    log_g = _loggamma(key, jnp.broadcast_to(alpha, batch + tuple(alpha.shape[-1:])), dtype)
-    return softmax(log_g, axis=-1)
-
-
 def poisson(key, lam, shape=None, dtype=None):
     """Poisson(lam) counts by JAX's algorithm and draws, in float32 whatever the dtypes:
     Knuth's product of uniforms below 10, transformed rejection (Hormann's PTRS) above, each

@@ -7,8 +7,8 @@ keys in the same order as JAX takes them, so they agree with JAX 0.10.2 to float
 with `jax_enable_x64`, astjax's default). `binomial` (inversion where n min(p, 1 - p) <= 10,
 BTRS rejection above) and `multinomial` (a scan of binomials) run JAX's loops on the same
 uniforms: JAX's counts, but where a float rounds across an integer. The samplers built on gamma
-draws (`loggamma`, `chisquare`, `f`, `t`, `generalized_normal`, `ball`) have JAX's
-distributions, not its numbers: astjax's gamma is a different rejection sampler. Gamma-based
+draws (`chisquare`, `f`, `t`, `generalized_normal`) take them as JAX does, from `_gamma.py`'s
+JAX-identical samplers, so they are JAX's numbers too; `ball` has JAX's distribution. Gamma-based
 samples differentiate in their parameters by implicit reparameterisation, as JAX's.
 """
 import functools
@@ -19,14 +19,14 @@ import numpy as np
 from .. import lax
 from .. import numpy as jnp
 from ..config import default_dtype
-from ..core.library_rules import with_jvp
 from ..dtypes import KEY_DTYPE
-from ._base import (_as, _check_impl, _float_dtype, _gamma, _shape, exponential,
-               normal, rademacher, split, uniform)
+from ._base import (_check_impl, _float_dtype, _param, _result_shape, _shape,
+                    exponential, normal, rademacher, split, uniform)
+from ._gamma import _gamma, _loggamma
 from .keys import key_data
 
 __all__ = ["ball", "binomial", "chisquare", "double_sided_maxwell", "f", "generalized_normal",
-           "geometric", "key_dtype", "loggamma", "lognormal", "maxwell", "multinomial",
+           "geometric", "key_dtype", "lognormal", "maxwell", "multinomial",
            "pareto", "rayleigh", "t", "triangular", "wald", "weibull_min"]
 
 
@@ -37,24 +37,6 @@ def key_dtype(impl_spec=None):
 
 
 # ---------------------------------------------------------------- helpers
-def _result_shape(name, shape, *params):
-    """JAX's sample shape: the parameters' broadcast shape when shape is None; otherwise shape,
-    which the parameters must broadcast to."""
-    shapes = [tuple(jnp.shape(p)) for p in params]
-    if shape is None:
-        return tuple(np.broadcast_shapes(*shapes)) if shapes else ()
-    shape = _shape(shape)
-    if shapes and tuple(np.broadcast_shapes(shape, *shapes)) != shape:
-        raise ValueError(f"{name}: parameter shapes {shapes} must broadcast to the shape "
-                         f"argument {shape}")
-    return shape
-
-
-def _param(value, dtype):
-    """A parameter (number, list, array or traced value) as an array of dtype."""
-    return _as(np.asarray(value) if isinstance(value, (list, tuple)) else value, dtype)
-
-
 def _inexact(value):
     """value as an array of its own float dtype, the default float if it has none."""
     value = jnp.asarray(value)
@@ -175,35 +157,6 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 
 
 # ---------------------------------------------------------------- built on gamma draws
-def loggamma(key, a, shape=None, dtype=None):
-    """log of Gamma(a, 1) samples, computed in log space so that small a does not underflow:
-    log G(a + 1) + log(U) / a for a < 1 (the boost gamma applies as a product).
-    Differentiable in a by implicit reparameterisation, as `gamma`."""
-    dtype = _float_dtype(dtype)
-    a = _param(a, dtype)
-    shape = _result_shape("loggamma", shape, a)
-    return _loggamma(key, jnp.broadcast_to(a, shape), dtype)
-
-
-def _loggamma(key, alpha, dtype):
-    """d log x / d alpha = (dx / d alpha) / x, with x = exp(log x) kept above 0 (as JAX)."""
-    def sample(key_words, alpha):
-        return _loggamma_sample(key_words, alpha, dtype)
-
-    def jvp(primals, tangents):
-        log_x = sample(*primals)
-        x = jnp.maximum(jnp.exp(log_x), np.asarray(np.finfo(dtype).tiny, dtype))
-        return log_x, lax.random_gamma_grad(primals[1], x) / x * tangents[1]
-
-    return with_jvp("random_loggamma", sample, jvp, key_data(key), alpha)
-
-
-def _loggamma_sample(key, alpha, dtype):
-    """JAX's draws in log space: element i from split(key, n)[i] (_lanes.py)."""
-    from ._lanes import gamma_of
-    return gamma_of(key, alpha, log_space=True)
-
-
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square(df): 2 * Gamma(df / 2), drawn in log space as JAX does."""
     dtype = _float_dtype(dtype)

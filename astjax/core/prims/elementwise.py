@@ -50,8 +50,9 @@ def elementwise_rule(impl, value_operands=slice(None)):
         with np.errstate(all="ignore"):
             dtype = np.asarray(impl(*[_stand_in(a) for a in avals], **params)).dtype
         shape = broadcast_shapes(*[a.shape for a in avals])
-        # weak values are Python scalars at run time: an array result is never weak
-        weak = all(a.weak for a in avals[value_operands]) and dtype.kind != "b" and shape == ()
+        # weak as JAX's: an array made of Python numbers only (`where(c, 1.0, -1.0)`) takes
+        # the dtype of what it meets (core/bind.py converts it first, NumPy would not)
+        weak = all(a.weak for a in avals[value_operands]) and dtype.kind != "b"
         return AVal(shape, dtype, weak)
     return abstract
 
