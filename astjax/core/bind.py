@@ -47,9 +47,9 @@ class Builder:
         return outs if prim.multiple_results else outs[0]
 
     def _promoted(self, name: str, atoms: list) -> list:
-        """The operands, an integer or bool array among float or complex ones converted to
-        their dtype first (JAX's promotion, see avals.result_dtype), and to a float before
-        a float-only operation."""
+        """The operands in JAX's promotion (avals.result_dtype): an integer or bool array
+        among float ones, or a weak array of another dtype, converted first; integers
+        converted to a float before a float-only operation (`promotion_target`)."""
         skip = 1 if name == "select" else 0  # (its predicate stays bool)
         dtype = promotion_target(name, [a.aval for a in atoms[skip:]])
         if dtype is None:

@@ -117,17 +117,13 @@ def _gamma(key, alpha, dtype):
     """Gamma(alpha) samples, differentiable in alpha by implicit reparameterisation (as JAX):
     d sample / d alpha = -(dF/dalpha) / (dF/dx) at the sample, F the gamma CDF."""
     def sample(key_words, alpha):
-        return _gamma_sample(key_words, alpha, dtype)
+        return gamma_of(key_words, alpha, log_space=False)
 
     def jvp(primals, tangents):
         x = sample(*primals)
         return x, lax.random_gamma_grad(primals[1], x) * tangents[1]
 
     return with_jvp("random_gamma", sample, jvp, key_data(key), alpha)
-
-
-def _gamma_sample(key, alpha, dtype):
-    return gamma_of(key, alpha, log_space=False)
 
 
 def beta(key, a, b, shape=None, dtype=None):
@@ -167,7 +163,7 @@ def loggamma(key, a, shape=None, dtype=None):
 def _loggamma(key, alpha, dtype):
     """d log x / d alpha = (dx / d alpha) / x, with x = exp(log x) kept above 0 (as JAX)."""
     def sample(key_words, alpha):
-        return _loggamma_sample(key_words, alpha, dtype)
+        return gamma_of(key_words, alpha, log_space=True)
 
     def jvp(primals, tangents):
         log_x = sample(*primals)
@@ -176,9 +172,6 @@ def _loggamma(key, alpha, dtype):
 
     return with_jvp("random_loggamma", sample, jvp, key_data(key), alpha)
 
-
-def _loggamma_sample(key, alpha, dtype):
-    return gamma_of(key, alpha, log_space=True)
 
 def _softmax(x):
     """jax.nn.softmax along the last axis, as it computes (nn imports this package)."""
