@@ -9,7 +9,7 @@ float32 is float32, not NumPy's float64), and without `jax_enable_x64` results a
 """
 import numpy as np
 
-from .avals import canonical_value, to_inexact, x64
+from .avals import canonical_value, promoted_values, x64
 
 
 class Array(np.ndarray):
@@ -20,10 +20,9 @@ class Array(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         inputs = [_plain(x) for x in inputs]
-        if method == "__call__" and ufunc in _PROMOTED:
-            inputs = _promoted(inputs)
-        if method == "__call__" and ufunc in _FLOAT_ONLY:
-            inputs = _as_floats(inputs)
+        if method == "__call__" and (ufunc in _PROMOTED or ufunc in _FLOAT_ONLY) and \
+                all(isinstance(x, _OPERANDS) for x in inputs):
+            inputs = promoted_values(inputs, ufunc in _FLOAT_ONLY)
         out = kwargs.get("out")
         if out is not None:
             kwargs["out"] = tuple(_plain(o) for o in out)
@@ -48,18 +47,6 @@ _PROMOTED = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.floo
                        np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal})
 
 
-def _promoted(inputs: list) -> list:
-    """Integer and bool arrays among float or complex ones converted to their dtype (JAX's
-    promotion; Python scalars are weak and left to NumPy)."""
-    arrays = [x for x in inputs if isinstance(x, (np.ndarray, np.generic))]
-    kinds = {x.dtype.kind for x in arrays}
-    if not kinds & set("fc") or not kinds & set("iub"):
-        return inputs
-    target = np.result_type(*[x.dtype for x in arrays if x.dtype.kind in "fc"])
-    return [x.astype(target) if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "iub"
-            else x for x in inputs]
-
-
 # NumPy's ufuncs that compute in floats whatever their operands (core/bind.py's FLOAT_ONLY).
 _FLOAT_ONLY = frozenset({np.true_divide, np.sqrt, np.cbrt, np.exp, np.exp2, np.expm1, np.log,
                          np.log1p, np.log2, np.log10, np.sin, np.cos, np.tan, np.arcsin,
@@ -67,14 +54,7 @@ _FLOAT_ONLY = frozenset({np.true_divide, np.sqrt, np.cbrt, np.exp, np.exp2, np.e
                          np.arccosh, np.arctanh, np.arctan2, np.logaddexp})
 
 
-def _as_floats(inputs: list) -> list:
-    """Integer and bool arrays in JAX's float for them (int32 to float32, avals.to_inexact)
-    when no operand is a float array."""
-    arrays = [x for x in inputs if isinstance(x, (np.ndarray, np.generic))]
-    if not arrays or any(x.dtype.kind not in "iub" for x in arrays):
-        return inputs
-    target = to_inexact(np.result_type(*[x.dtype for x in arrays]))
-    return [x.astype(target) if isinstance(x, (np.ndarray, np.generic)) else x for x in inputs]
+_OPERANDS = (np.ndarray, np.generic, bool, int, float, complex)  # (what promotion reads)
 
 
 def as_array(value) -> Array:

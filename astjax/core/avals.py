@@ -105,6 +105,40 @@ def to_inexact(dtype) -> np.dtype:
     return canonical_dtype(np.float64 if dtype.itemsize == 8 else np.float32)
 
 
+def promotion_target(avals: list, float_only: bool = False):
+    """The dtype an elementwise operation's operands are converted to before it runs (see
+    `converted`; integers to a float first when the operation computes only in floats), or
+    None when NumPy's own promotion already gives JAX's dtype."""
+    dtype, _ = result_dtype(*avals)
+    if dtype.kind not in "fc" and float_only and \
+            any(not a.weak and a.dtype.kind in "iub" for a in avals):
+        return to_inexact(dtype)
+    return dtype if any(converted(a, dtype) for a in avals) else None
+
+
+def converted(aval: AVal, target) -> bool:
+    """Whether an operand is converted to the promotion target first: a strong integer or
+    bool array among floats, or a weak array (of Python numbers, `where(c, 1.0, -1.0)`:
+    NumPy would let its dtype widen the result). A weak scalar is a Python number when the
+    code runs, which NumPy itself lets adapt."""
+    if aval.dtype == target:
+        return False
+    if aval.weak:
+        return aval.shape != ()
+    return aval.dtype.kind in "iub" and target.kind in "fc"
+
+
+def promoted_values(values: list, float_only: bool = False) -> list:
+    """Concrete operands (NumPy arrays, Python numbers) in JAX's promotion: what the compiler
+    does to abstract ones (core/bind.py), for eager primitives and Array math."""
+    avals = [aval_of(v) for v in values]
+    dtype = promotion_target(avals, float_only)
+    if dtype is None:
+        return values
+    return [np.asarray(v).astype(dtype) if converted(a, dtype) else v
+            for v, a in zip(values, avals)]
+
+
 def promote_types(a, b) -> np.dtype:
     """JAX's promotion of two dtypes (see result_dtype)."""
     return result_dtype(AVal((), np.dtype(a)), AVal((), np.dtype(b)))[0]

@@ -10,8 +10,8 @@ import threading
 import numpy as np
 
 from . import primitives, table  # noqa: F401  (table: every primitive registered)
-from .avals import (AVal, aval_of, canonical_dtype, canonical_value, result_dtype,
-                    to_inexact, x64)
+from .avals import (AVal, canonical_dtype, canonical_value, converted, promoted_values,
+                    promotion_target, x64)
 from .array import Array, as_array
 from .ir import Eqn, Lit, Var, as_atom
 
@@ -51,7 +51,7 @@ class Builder:
         among float ones, or a weak array of another dtype, converted first; integers
         converted to a float before a float-only operation (`promotion_target`)."""
         skip = 1 if name == "select" else 0  # (its predicate stays bool)
-        dtype = promotion_target(name, [a.aval for a in atoms[skip:]])
+        dtype = promotion_target([a.aval for a in atoms[skip:]], name in FLOAT_ONLY)
         if dtype is None:
             return atoms
         return atoms[:skip] + [as_atom(self.emit("convert", [a], {"dtype": dtype.name}))
@@ -82,28 +82,6 @@ FLOAT_ONLY = frozenset({"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", 
                         "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
                         "erf_inv", "lgamma", "digamma", "div", "atan2", "logaddexp",
                         "polygamma"})
-
-
-def promotion_target(name: str, avals: list):
-    """The dtype the operands are converted to before the operation (see `converted`), or
-    None when NumPy's promotion already gives JAX's dtype."""
-    dtype, _ = result_dtype(*avals)
-    if dtype.kind not in "fc" and name in FLOAT_ONLY and \
-            any(not a.weak and a.dtype.kind in "iub" for a in avals):
-        return to_inexact(dtype)
-    return dtype if any(converted(a, dtype) for a in avals) else None
-
-
-def converted(aval, target) -> bool:
-    """Whether an operand is converted to the promotion target first: a strong integer or
-    bool array among floats, or a weak array (of Python numbers, `where(c, 1.0, -1.0)`:
-    NumPy would let its dtype widen the result). A weak scalar is a Python number when the
-    code runs, which NumPy itself lets adapt."""
-    if aval.dtype == target:
-        return False
-    if aval.weak:
-        return aval.shape != ()
-    return aval.dtype.kind in "iub" and target.kind in "fc"
 
 
 def _python_number(atom) -> bool:
@@ -164,7 +142,8 @@ def bind(name: str, *operands, **params):
     if not x64():
         values, params = [canonical_value(v) for v in values], _narrow_params(params)
     if name in PROMOTED or name in FLOAT_ONLY:
-        values = _promoted_values(name, values)
+        skip = 1 if name == "select" else 0  # (its predicate stays bool)
+        values = values[:skip] + promoted_values(values[skip:], name in FLOAT_ONLY)
     out = prim.impl(*values, **params)
     if prim.multiple_results:
         return [as_array(canonical_value(o)) for o in out]
@@ -174,16 +153,6 @@ def bind(name: str, *operands, **params):
 
 
 PYTHON_SCALARS = (bool, int, float, complex)
-
-
-def _promoted_values(name: str, values: list) -> list:
-    """Eagerly, what Builder._promoted does."""
-    skip = 1 if name == "select" else 0
-    dtype = promotion_target(name, [aval_of(v) for v in values[skip:]])
-    if dtype is None:
-        return values
-    return values[:skip] + [np.asarray(v).astype(dtype) if not isinstance(v, PYTHON_SCALARS)
-                            and converted(aval_of(v), dtype) else v for v in values[skip:]]
 
 
 def stays_weak(prim, operands, out) -> bool:
