@@ -97,7 +97,12 @@ def bits(key, shape=(), dtype=None):
     dtype = np.dtype(dtype or np.uint32)
     shape = _shape(shape)
     high, low = _counters(shape)
-    bits1, bits2 = threefry2x32(*_words(key), high, low)
+    return joined_bits(*threefry2x32(*_words(key), high, low), dtype)
+
+
+def joined_bits(bits1, bits2, dtype):
+    """The cipher's two words as random bits of the unsigned `dtype`: joined for 64 bits,
+    xor-ed (and narrowed) for fewer."""
     if dtype.itemsize == 8:
         wide = lax.convert_element_type(bits1, np.uint64)
         return lax.shift_left(wide, np.uint64(32)) | lax.convert_element_type(bits2, np.uint64)

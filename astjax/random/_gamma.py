@@ -12,8 +12,9 @@ from .. import lax
 from .. import numpy as jnp
 from ..core.library_rules import with_jvp
 from ._base import (_as, _float_dtype, _param, _result_shape, _shape, _uniform_from_bits,
-                    split, threefry2x32)
+                    joined_bits, split, threefry2x32)
 from .keys import key_data
+
 
 def lane_keys(key, n: int):
     """The words of split(key, n): one key per element."""
@@ -27,19 +28,11 @@ def split_lanes(k1, k2, num: int) -> list:
     return [threefry2x32(k1, k2, zero, np.asarray(j, np.uint32)) for j in range(num)]
 
 
-def _bits_lanes(k1, k2, dtype):
-    """Each lane's bits(key, ()): the cipher of counter 0 (two words joined for 64 bits)."""
-    zero = np.asarray(0, np.uint32)
-    bits1, bits2 = threefry2x32(k1, k2, zero, zero)
-    if np.dtype(dtype).itemsize == 8:
-        wide = lax.convert_element_type(bits1, np.uint64)
-        return lax.shift_left(wide, np.uint64(32)) | lax.convert_element_type(bits2, np.uint64)
-    return bits1 ^ bits2
-
-
 def uniform_lanes(k1, k2, dtype, minval=0.0, maxval=1.0):
-    """Each lane's uniform(key, (), dtype, minval, maxval)."""
-    return _uniform_from_bits(_bits_lanes(k1, k2, dtype), dtype, minval, maxval)
+    """Each lane's uniform(key, (), dtype, minval, maxval): from the bits of counter 0."""
+    zero = np.asarray(0, np.uint32)
+    raw = joined_bits(*threefry2x32(k1, k2, zero, zero), np.dtype(f"uint{dtype.itemsize * 8}"))
+    return _uniform_from_bits(raw, dtype, minval, maxval)
 
 
 def normal_lanes(k1, k2, dtype):
