@@ -40,10 +40,10 @@ _API = {
     "default_matmul_precision": "config", "named_scope": "config",
     "make_source": "generated", "show": "generated", "show_passes": "generated",
     "install_hook": "hook", "uninstall_hook": "hook",
-    "AstjaxError": "errors",
+    "AstjaxError": "errors", "pure_callback": "callbacks",
 }
-_SUBMODULES = ("config", "debug", "distributed", "dtypes", "flatten_util", "image", "lax", "nn",
-               "numpy", "ops", "random", "scipy", "tree", "tree_util")
+_SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
+               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "tree", "tree_util")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -28,6 +28,7 @@ from .core.bind import current_builder
 from .core.concretize import concretize, size_env, size_sources, sizes_of
 from .core.depth import deep_recursion
 from .core.dims import Facts, recording
+from .core.prims.callback import missing_derivative
 from .errors import StaticArgumentError, TransformError
 from .frontend import disk_cache
 from .frontend.interpreter import as_interpretable
@@ -262,6 +263,7 @@ class Compiled:
         foreground = getattr(self.compiler, "foreground", contextlib.nullcontext)
         with foreground(), recording(self.facts), deep_recursion():  # what it asks of sizes
             spec = specialize(fun, bound, static, symbolic)
+        missing_derivative(spec.func)  # (a host call's, differentiated: the user's error)
         if key:
             disk_cache.store(key, fun, spec, self.facts.items)
         return spec

@@ -1,4 +1,5 @@
 """astjax.debug.print: print values from inside compiled code, when it runs."""
+from .callbacks import debug_callback as callback  # noqa: F401  (jax.debug.callback)
 from .core.bind import bind, current_builder
 
 

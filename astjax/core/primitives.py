@@ -37,7 +37,7 @@ from ..errors import TransformError
 
 KINDS = ("elementwise", "reduction", "shape", "creation", "indexing", "contraction",
          "convolution", "window", "sorting", "linalg", "fft", "random", "collective", "control",
-         "custom", "effect")
+         "custom", "effect", "callback")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 
+from .avals import AVal
 from .dims import DimExpr, by_size
 from .primitives import PRIMITIVES
 from .ir import Eqn, Func, Lit, Var, sub_funcs
@@ -149,6 +150,10 @@ class ModulePrinter:
             return repr(value.name)
         if isinstance(value, float):
             return self.scalar(value)
+        if isinstance(value, AVal) or getattr(value, "printed_as_constant", False):
+            name = f"{self.const_prefix}{len(self.consts)}"  # (a live object: a constant)
+            self.consts[name] = value
+            return name
         return repr(value)
 
 

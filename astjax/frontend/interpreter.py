@@ -94,18 +94,24 @@ class Interpreter(ExpressionsMixin, ControlFlowMixin):
     # ------------------------------------------------------------ functions
     def user_function(self, fn) -> UserFunction:
         """A Python function (or bound method) from user code, to be interpreted."""
-        bound = None
+        bound, python = None, fn
         if isinstance(fn, types.MethodType):
             fn, bound = fn.__func__, fn.__self__
         cells = {}
         if fn.__closure__:
             cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
         source = function_source(fn)
-        check_function(source)
+        try:
+            check_function(source)
+        except AstjaxError as error:  # (raised if it is interpreted: a host call runs it)
+            return UserFunction(source, fn.__globals__, None, cells, _python_defaults(fn),
+                                self, bound, python, problem=error)
         return UserFunction(rewritten(source), fn.__globals__, None, cells,
-                            _python_defaults(fn), self, bound)
+                            _python_defaults(fn), self, bound, python)
 
     def call_user(self, fn: UserFunction, args, kwargs):
+        if fn.problem is not None:
+            raise type(fn.problem)(fn.problem.message, fn.problem.loc, fn.problem.hint)
         call = (id(fn.node), _static_key((args, kwargs)))
         self._check_recursion(fn, call)
         frame = Frame(fn)

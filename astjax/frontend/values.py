@@ -29,6 +29,8 @@ class UserFunction:
     defaults: dict = field(default_factory=dict)  # parameter name -> default value
     interpreter: Any = None
     bound_self: Any = None
+    python: Any = None  # the Python function itself, where there is one (see host_functions)
+    problem: Any = None  # why its source cannot be compiled (an AstjaxError), raised if it is
 
     @property
     def node(self) -> cst.CSTNode:

@@ -38,6 +38,7 @@ CLOSE_TRIALS = 10   # ...and up to this many when the two are a close call (reco
 RUN = 3
 MAX_CLASSES = 4     # Numba kernels per function for its sizes' classes, the first one included
 CROSS_PROCESS = ("process_allreduce", "process_allgather", "process_index")
+HOST_CALLS = ("pure_callback", "io_callback", "debug_callback")
 # NumPy answers a first call it does in under this share of XLA's compile and first call
 LIGHT_SHARE = 0.8
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
@@ -167,8 +168,8 @@ class Tiered:
             else:
                 return call(*args)
         except Exception as error:
-            if not fresh:  # it ran before: the error is the call's, not XLA's
-                raise
+            if not fresh or getattr(error, "raised_by_host_call", False):
+                raise  # (it ran before, or the user's function raised: the call's error)
             self._xla.pop(sizes, None)  # (XLA compiles at the first call)
             self._quick.pop(sizes, None)
             self._waiting.pop(sizes, None)
@@ -525,7 +526,9 @@ class Tiered:
         if self._behind or self._waiting:
             first = "quick (unoptimised) XLA" if self._quick else "numpy"
             first += " while XLA compiles in the background"
-        where = {"first": f"{first} (a Numba kernel follows once it is hot)",
+        later = "it stays there: effects, host calls or collectives" if self.pinned \
+            else "a Numba kernel follows once it is hot"
+        where = {"first": f"{first} ({later})",
                  "compiling": f"{self.first} while its Numba kernel compiles in the background",
                  "tuning": f"{self.first} and numba, timed to choose",
                  "settled": str(self.winner)}[self.stage]
@@ -553,9 +556,11 @@ os.register_at_fork(after_in_child=_forked)
 
 
 def pinned(func: Func) -> bool:
-    """Whether the function must stay on one tier: it has effects, or collectives across
-    processes (ranks on different tiers would not meet in the same calls)."""
-    return any(effectful(e) or e.prim in CROSS_PROCESS for e in _equations(func))
+    """Whether the function must stay on one tier: it has effects, calls back into Python
+    (no Numba kernel holds a live function), or has collectives across processes (ranks on
+    different tiers would not meet in the same calls)."""
+    return any(effectful(e) or e.prim in CROSS_PROCESS or e.prim in HOST_CALLS
+               for e in _equations(func))
 
 
 def _equations(func: Func):

@@ -22,6 +22,7 @@ from astjax.core.primitives import import_kinds
 from astjax.errors import TransformError
 
 from . import client
+from .callback import reraised
 from .effect import held_prints
 from .emit import LOWER, module_text
 
@@ -75,8 +76,9 @@ def compile_func(func: Func, origin: str = "?", quick: bool = False):
 
     def call(*args):
         buffers = [buffer(k, a, dtype) for k, (a, dtype) in enumerate(zip(args, param_dtypes))]
-        outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
-                                        lambda outs, layout: outs[layout.num_outs:])
+        with reraised():  # (what a host call raised, not jaxlib's text of it)
+            outs, layout = _until_tapes_fit(state, build, lambda run: run(buffers),
+                                            lambda outs, layout: outs[layout.num_outs:])
         results = outs[:layout.num_outs]
         return results[0] if single else tuple(results)
 

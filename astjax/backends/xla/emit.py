@@ -396,11 +396,13 @@ def _without_unused_constants(text: str) -> str:
     import re
     lines = text.split("\n")
     defined = re.compile(r'^\s*(%[\w.$-]+) = "stablehlo.constant"')
+    results = re.compile(r"^\s*%[\w.$:#-]+(, %[\w.$:#-]+)* = ")  # (what a line defines)
     names = re.compile(r"%[\w.$-]+")
     uses: dict = {}
     for line in lines:
         target = defined.match(line)
-        for name in names.findall(line.split(" = ", 1)[1] if " = " in line else line):
+        written = results.match(line)
+        for name in names.findall(line[written.end():] if written else line):
             uses[name] = uses.get(name, 0) + 1
         if target:
             uses.setdefault(target.group(1), 0)
