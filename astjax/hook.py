@@ -26,7 +26,7 @@ class _JaxToAstjax(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             raise ImportError(f"{name} has no astjax counterpart yet (astjax provides jax, "
                               "jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy (linalg, "
                               "optimize, special, stats), jax.tree_util, jax.debug, jax.experimental "
-                              "(io_callback))", name=name)
+                              "(io_callback, ode))", name=name)
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):

@@ -106,3 +106,34 @@ def test_spawned_workers_get_astjax_too(tmp_path):
     proc = run(tmp_path, program)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["astjax", "astjax"]
+
+
+CALLBACK_AND_ODE = textwrap.dedent("""\
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental import io_callback
+    from jax.experimental.ode import odeint
+
+    seen = []
+
+
+    @jax.jit
+    def f(y0):
+        ys = odeint(lambda y, t, k: -k * y, y0, jnp.linspace(0.0, 1.0, 3), 2.0)
+        s = jax.pure_callback(np.sum, jax.ShapeDtypeStruct((), ys.dtype), ys)
+        io_callback(lambda v: seen.append(float(v)), None, s)
+        return s
+
+
+    total = float(f(jnp.ones(2)))
+    print(jax.__name__, round(total, 6), seen == [total])
+    """)
+
+
+def test_jax_experimental_callbacks_and_odeint_come_from_astjax(tmp_path):
+    proc = run(tmp_path, CALLBACK_AND_ODE)
+    assert proc.returncode == 0, proc.stderr
+    want = 2 * (1 + np.exp(-1.0) + np.exp(-2.0))  # the exact solution's values, summed
+    name, total, same = proc.stdout.split()
+    assert (name, same) == ("astjax", "True") and abs(float(total) - want) < 1e-6

@@ -32,9 +32,11 @@ def _vector(p, name):
 
 
 def polyval(p, x, *, unroll=16):
-    """Horner's rule, one multiply-add per coefficient."""
+    """Horner's rule, one multiply-add per coefficient (p's leading axis; its other axes
+    broadcast with x, as in NumPy and JAX: one polynomial per column)."""
     p, x = _inexact(p, x)
-    p = _vector(p, "polyval")
+    if u.ndim(p) == 0:
+        _vector(p, "polyval")
     out = zeros(u.shape(x), u.dtype_of(x))
     for i in range(u.shape(p)[0]):
         out = bind("add", bind("mul", out, x), p[i])

@@ -148,18 +148,21 @@ def _with_replica_axis(func: Func) -> Func:
 
 
 def _first_capacity(func: Func) -> int:
-    """Tape rows to start with: 64, fewer for large carries (at most ~64 MB of tape)."""
+    """Tape rows to start with: 256, fewer where the taped carries are large (at most ~16 MB
+    of tape). A loop that overflows its tape is compiled again with room (seconds for a large
+    body: an ODE solver's gradient took 3 s per compile, its ~100 steps overflowing 64 rows),
+    while a row of small carries costs bytes."""
     from astjax.core.ir import sub_funcs
-    largest = 1
+    row = 1
     def visit(f):
-        nonlocal largest
+        nonlocal row
         for eqn in f.eqns:
             if eqn.prim == "while_loop_taped":
-                largest = max([largest] + [v.aval.size * v.aval.dtype.itemsize for v in eqn.ins])
+                row += sum(v.aval.size * v.aval.dtype.itemsize for v in eqn.ins)
             for g in sub_funcs(eqn):
                 visit(g)
     visit(func)
-    return int(max(1, min(64, (64 << 20) // largest)))
+    return int(max(1, min(256, (16 << 20) // row)))
 
 
 def _until_tapes_fit(state, build, execute, count_buffers) -> tuple:
