@@ -40,10 +40,11 @@ _API = {
     "default_matmul_precision": "config", "named_scope": "config",
     "make_source": "generated", "show": "generated", "show_passes": "generated",
     "install_hook": "hook", "uninstall_hook": "hook",
-    "AstjaxError": "errors", "pure_callback": "callbacks",
+    "AstjaxError": "errors", "pure_callback": "callbacks", "Array": "numpy",
 }
 _SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
-               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "tree", "tree_util")
+               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "tree", "tree_util",
+               "typing")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 
@@ -67,7 +68,8 @@ def __dir__():
 def _loaded() -> None:
     """Once the API is in use, user code's `import jax` stands for astjax in the front end."""
     from .frontend import resolve
-    from . import batching, transforms  # noqa: F401  (provide vmap and value_and_grad to library code)
+    from . import batching, callbacks, transforms  # noqa: F401  (provide vmap, value_and_grad,
+    # debug_callback to library code)
     resolve.register_module("jax", importlib.import_module(__name__))
 
 

@@ -9,6 +9,7 @@ Outside compilation the function is simply called.
 from .abstract import ShapeDtypeStruct  # noqa: F401  (what result_shape_dtypes are made of)
 from .core.avals import AVal, canonical_dtype
 from .core.bind import aval, bind, current_builder
+from .core.hooks import provide
 from .core.host import HostFunction
 from .errors import TransformError
 from .frontend.host_functions import python_function
@@ -52,6 +53,9 @@ def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
     host = HostFunction(python_function(callback), in_tree, None,
                         builder.loc if builder else None, "debug.callback")
     bind("debug_callback", *operands, callback=host, ordered=bool(ordered))
+
+
+provide("debug_callback", debug_callback)  # (for astjax.debug.callback, in the library)
 
 
 def _bound(name: str, callback, result_shape_dtypes, args, kwargs, **params):

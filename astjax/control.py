@@ -334,7 +334,8 @@ def _convert_to(x, aval: AVal):
 
 
 # ---------------------------------------------------------------- fori_loop / scan
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """(`unroll` is JAX's hint for XLA's loop; astjax's backends choose for themselves.)"""
     static = not isinstance(lower, Var) and not isinstance(upper, Var)
     if not _compiling():
         val = init_val

@@ -1,6 +1,6 @@
-"""astjax.debug.print: print values from inside compiled code, when it runs."""
-from .callbacks import debug_callback as callback  # noqa: F401  (jax.debug.callback)
+"""astjax.debug: `print` and `callback` from inside compiled code, when it runs."""
 from .core.bind import bind, current_builder
+from .core.hooks import transformation
 
 
 def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (JAX's name)
@@ -15,3 +15,10 @@ def print(fmt: str, *args, **kwargs) -> None:  # noqa: A001  (JAX's name)
             else __builtins__.print(fmt.format(*args))
         return
     bind("debug_print", *args, fmt=fmt)
+
+
+def callback(callback, *args, ordered=False, partitioned=False, **kwargs) -> None:
+    """Like jax.debug.callback: `callback(*args, **kwargs)` called for what it does when the
+    computation reaches it (defined with the other host calls, in astjax.callbacks)."""
+    transformation("debug_callback")(callback, *args, ordered=ordered,
+                                     partitioned=partitioned, **kwargs)

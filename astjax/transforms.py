@@ -14,6 +14,7 @@ from .batching import vmap
 from .core.bind import Builder, aval, bind, building, current_builder
 from .core.hooks import provide
 from .core.inline import inline
+from .dtypes import float0
 from .errors import DtypeError, TransformError
 from .rewriters import ad
 from .staging import Transformed, func_of, interpretable
@@ -34,28 +35,34 @@ def _with_args(args, nums, values):
 
 # ---------------------------------------------------------------- reverse mode
 class ValueAndGrad(Transformed):
-    def __init__(self, fun, argnums=0, has_aux=False, value=True, holomorphic=False):
+    def __init__(self, fun, argnums=0, has_aux=False, value=True, holomorphic=False,
+                 allow_int=False):
         super().__init__(fun, "value_and_grad" if value else "grad")
         self.argnums, self.has_aux, self.value = argnums, has_aux, value
-        self.holomorphic = holomorphic
+        self.holomorphic, self.allow_int = holomorphic, allow_int
 
     def abstract_call(self, *args, **kwargs):
         nums = _argnums(self.argnums, len(args))
         diff = tuple(args[n] for n in nums)
         label = f"{self.kind}({getattr(self.fun, '__name__', 'f')})"
-        _check_float_inputs(diff, label, self.holomorphic)
+        leaves, diff_tree = tree_flatten(diff)
+        wanted = [aval(leaf).dtype.kind in "fc" or not self.allow_int for leaf in leaves]
+        _check_float_inputs([leaf for leaf, w in zip(leaves, wanted) if w], label,
+                            self.holomorphic)
         target = interpretable(self.fun)
         fun = lambda *d: target(*_with_args(args, nums, d), **kwargs)  # noqa: E731
         func, out_tree, captured = func_of(fun, diff, self.fun.__name__)
         value_atom = _scalar_output(func, out_tree, self.has_aux, label)
         _check_output_dtype(value_atom.aval.dtype, label, self.holomorphic, func.loc)
-        n_diff = len(func.params) - len(captured)
-        vjp = ad.vjp_func(func, [True] * n_diff + [False] * len(captured))
+        vjp = ad.vjp_func(func, wanted + [False] * len(captured))
         seeds = [np.ones((), value_atom.aval.dtype) if o is value_atom else _zeros(o)
                  for o in func.outs if ad.differentiable(o)]
-        outs = inline(vjp, tree_flatten(diff)[0] + captured + seeds)
-        forward, bars = outs[:len(func.outs)], outs[len(func.outs):]
-        grads = tree_unflatten(tree_flatten(diff)[1], bars)
+        outs = inline(vjp, leaves + captured + seeds)
+        forward, bars = outs[:len(func.outs)], iter(outs[len(func.outs):])
+        # (an integer's gradient, with allow_int, is JAX's float0 zeros of its shape)
+        grads = tree_unflatten(diff_tree, [next(bars) if w else
+                                           np.zeros(aval(leaf).shape, float0)
+                                           for leaf, w in zip(leaves, wanted)])
         grads = grads[0] if isinstance(self.argnums, int) else grads
         result = tree_unflatten(out_tree, forward)
         if not self.value:
@@ -108,12 +115,15 @@ def _scalar_output(func, out_tree, has_aux, name):
     return first
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False):
-    return ValueAndGrad(fun, argnums, has_aux, value=False, holomorphic=holomorphic)
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
+    return ValueAndGrad(fun, argnums, has_aux, value=False, holomorphic=holomorphic,
+                        allow_int=allow_int)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False):
-    return ValueAndGrad(fun, argnums, has_aux, value=True, holomorphic=holomorphic)
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    return ValueAndGrad(fun, argnums, has_aux, value=True, holomorphic=holomorphic,
+                        allow_int=allow_int)
 
 
 provide("value_and_grad", value_and_grad)  # for library code differentiating user functions
@@ -139,11 +149,20 @@ class _VJPApply(Transformed):
         vjp = ad.vjp_func(func, [ad.differentiable(p) for p in func.params[:n]]
                                 + [False] * len(captured))
         ct_leaves = tree_flatten(ct)[0]
-        seeds = [c for c, o in zip(ct_leaves, func.outs) if ad.differentiable(o)]
+        seeds = [_as_dtype_of(c, o) for c, o in zip(ct_leaves, func.outs)
+                 if ad.differentiable(o)]
         bars = iter(inline(vjp, tree_flatten(tuple(primals))[0] + captured + seeds)[len(func.outs):])
         leaves = [next(bars) if ad.differentiable(p) else np.zeros(p.aval.shape, p.aval.dtype)
                   for p in func.params[:n]]
         return tree_unflatten(tree_flatten(tuple(primals))[1], leaves)
+
+
+def _as_dtype_of(ct, out):
+    """A cotangent in its output's dtype (a Python 1.0 for a float32 output is float32)."""
+    dtype = out.aval.dtype
+    if isinstance(ct, (bool, int, float, complex)):
+        return np.asarray(ct, dtype)
+    return ct if aval(ct).dtype == dtype else bind("convert", ct, dtype=dtype.name)
 
 
 def vjp(fun, *primals, has_aux=False):

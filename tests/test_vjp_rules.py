@@ -46,6 +46,12 @@ NOT_HERE = {
     "ppermute": "collective: test_pmap.py (grad through ppermute against FD)",
     "axis_index": "collective: no derivative (an integer)",
     "process_index": "across MPI ranks: no derivative (an integer)",
+    "pure_callback": "no derivative, as in JAX: test_callbacks.py (differentiating through one "
+                     "is an error naming the line; one of values not differentiated is fine)",
+    "io_callback": "no derivative, as in JAX: test_callbacks.py",
+    "undefined_derivative": "stands for a callback's missing derivative: test_callbacks.py",
+    "debug_callback": "derivatives see through it: test_callbacks.py (grad of a watched "
+                      "function)",
     "conv_general_dilated": "test_convolution.py (both operands, every layout and group kind, "
                             "against FD)",
     **{name: "test_linalg.py (through jnp.linalg and jax.scipy.linalg, against jax.grad and "

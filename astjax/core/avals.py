@@ -118,13 +118,13 @@ def promotion_target(avals: list, float_only: bool = False):
 
 def converted(aval: AVal, target) -> bool:
     """Whether an operand is converted to the promotion target first: a strong integer or
-    bool array among floats, or a weak array (of Python numbers, `where(c, 1.0, -1.0)`:
-    NumPy would let its dtype widen the result). A weak scalar is a Python number when the
-    code runs, which NumPy itself lets adapt."""
+    bool array among floats, or a weak value of another dtype (`where(c, 1.0, -1.0)`, a loop
+    counter: at run time an array, whose dtype NumPy would let widen the result). Literal
+    Python numbers are left to NumPy, which lets them adapt (core/bind.py)."""
     if aval.dtype == target:
         return False
     if aval.weak:
-        return aval.shape != ()
+        return True
     return aval.dtype.kind in "iub" and target.kind in "fc"
 
 

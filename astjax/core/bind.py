@@ -13,6 +13,7 @@ from . import primitives, table  # noqa: F401  (table: every primitive registere
 from .avals import (AVal, canonical_dtype, canonical_value, converted, promoted_values,
                     promotion_target, x64)
 from .array import Array, as_array
+from .dims import DimExpr
 from .ir import Eqn, Lit, Var, as_atom
 
 _state = threading.local()
@@ -36,6 +37,8 @@ class Builder:
             atoms = self._promoted(name, atoms)
         if not x64():
             params = _narrow_params(params)
+            if prim.kind != "elementwise":
+                atoms = [self._as_narrow_array(a) for a in atoms]
         out = prim.abstract(*[a.aval for a in atoms], **params)
         out_avals = list(out) if prim.multiple_results else [out]
         outs = [Var(a) for a in out_avals]
@@ -57,6 +60,18 @@ class Builder:
         return atoms[:skip] + [as_atom(self.emit("convert", [a], {"dtype": dtype.name}))
                                if converted(a.aval, dtype) and not _python_number(a) else a
                                for a in atoms[skip:]]
+
+    def _as_narrow_array(self, atom):
+        """A weak scalar that is a Python number when the code runs (a literal, a Python
+        argument) as an array of its 32-bit dtype: a primitive that is not elementwise
+        (broadcast_in_dim, concatenate) would make a Python float float64."""
+        if not atom.aval.weak or atom.aval.shape != ():
+            return atom
+        if isinstance(atom, Lit):
+            if not isinstance(atom.value, PYTHON_SCALARS):
+                return atom
+            return as_atom(np.asarray(atom.value, atom.aval.dtype))
+        return as_atom(self.emit("convert", [atom], {"dtype": atom.aval.dtype.name}))
 
     def _narrowed(self, v: Var) -> Var:
         """v converted to its 32-bit dtype when NumPy's rule widened it (int32 + float32)."""
@@ -85,8 +100,9 @@ FLOAT_ONLY = frozenset({"sqrt", "rsqrt", "cbrt", "exp", "exp2", "expm1", "log", 
 
 
 def _python_number(atom) -> bool:
-    """A literal Python number: NumPy itself lets it take its partner's dtype (NEP 50)."""
-    return isinstance(atom, Lit) and isinstance(atom.value, PYTHON_SCALARS)
+    """A literal Python number, or a symbolic size (a Python int when the code runs): NumPy
+    itself lets it take its partner's dtype (NEP 50)."""
+    return isinstance(atom, Lit) and isinstance(atom.value, PYTHON_SCALARS + (DimExpr,))
 
 
 def _narrow_params(params: dict) -> dict:

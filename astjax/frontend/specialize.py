@@ -31,7 +31,7 @@ def function_name(fn) -> str:
 class Specialized:
     func: Func
     out_tree: object
-    out_static: dict          # output leaf index -> static (non-array) value
+    out_static: dict          # output leaf index -> static value (not an array; float0 zeros)
     dependencies: list        # (namespace, name, value) read at compile time
     implicit: list            # (namespace, name) of array inputs read from outside
     attribute_reads: dict = None  # attributes of modules and classes read -> their values
@@ -131,7 +131,8 @@ def _specialized(fn, params: list, args, kwargs) -> Specialized:
     out_leaves, out_tree = tree_flatten(result)
     outs, out_static = [], {}
     for i, leaf in enumerate(out_leaves):
-        if isinstance(leaf, (Var, bool, int, float, complex, np.ndarray, np.generic, DimExpr)):
+        if isinstance(leaf, (Var, bool, int, float, complex, np.ndarray, np.generic, DimExpr)) \
+                and np.dtype(getattr(leaf, "dtype", np.float64)).kind != "V":
             outs.append(as_atom(leaf) if not isinstance(leaf, Var) else leaf)
         else:
             out_static[i] = leaf

@@ -128,4 +128,4 @@ def _interpolate(ordered, position, count, method):
 def _at(ordered, position):
     index = bind("convert", bind("max", position, 0), dtype="int64")
     index = broadcast_to(index, u.shape(ordered)[:-1] + (1,))
-    return take_along_axis(ordered, index, axis=-1)
+    return take_along_axis(ordered, index, axis=-1, mode="promise_in_bounds")

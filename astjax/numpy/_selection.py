@@ -8,24 +8,63 @@ from ._joining import concatenate
 from ._shape import flip, moveaxis, ravel, reshape
 from ._util import bind
 
+_IN = "promise_in_bounds"  # (indices in range by construction: no masking)
+
 
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
          indices_are_sorted=False, fill_value=None):
-    """Out-of-range indices are clamped (JAX's default is the same for gathers)."""
+    """JAX's modes: "fill" (the default: an index out of range, after one wrap of a negative
+    one, reads `fill_value`, NaN for floats), "clip", "wrap" and "promise_in_bounds"."""
     a, indices = _as_operand(a), _as_operand(indices)
     if axis is None:
         a, axis = ravel(a), 0
-    return bind("take", a, indices, axis=u.normalize_axis(axis, u.ndim(a)))
+    axis = u.normalize_axis(axis, u.ndim(a))
+    if mode in (None, "fill"):
+        from ._at import _get_or_fill
+        return _get_or_fill(a, (slice(None),) * axis + (indices,), fill_value)
+    return bind("take", a, _in_range(indices, u.shape(a)[axis], mode, "take"), axis=axis)
+
+
+def _in_range(indices, n, mode: str, name: str):
+    """Indices brought into [0, n) as `mode` says (clip takes a negative index as 0)."""
+    if mode == "clip":
+        return bind("clamp", 0, indices, max(n - 1, 0))
+    if mode == "wrap":
+        return bind("rem", bind("add", bind("rem", indices, n), n), n)
+    if mode == "promise_in_bounds":
+        return indices
+    raise u.ShapeError(f"{name}: unknown mode {mode!r}",
+                       hint="use 'fill', 'clip', 'wrap' or 'promise_in_bounds'")
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """JAX's modes, as `take` (here "clip" wraps a negative index once first, as JAX does)."""
     arr, indices = _as_operand(arr), _as_operand(indices)
     if axis is None:
         arr, indices, axis = ravel(arr), ravel(indices), 0
     if u.ndim(arr) != u.ndim(indices):
         raise u.ShapeError(f"take_along_axis: indices of rank {u.ndim(indices)} for an array of "
                            f"rank {u.ndim(arr)}", hint="the ranks must match (use x[..., None])")
-    return bind("take_along_axis", arr, indices, axis=u.normalize_axis(axis, u.ndim(arr)))
+    axis = u.normalize_axis(axis, u.ndim(arr))
+    if mode == "promise_in_bounds":
+        return bind("take_along_axis", arr, indices, axis=axis)
+    n = u.shape(arr)[axis]
+    if mode == "wrap":
+        return bind("take_along_axis", arr, _in_range(indices, n, mode, "take_along_axis"),
+                    axis=axis)
+    once = bind("select", bind("lt", indices, 0), bind("add", indices, n), indices)
+    if mode == "clip":
+        return bind("take_along_axis", arr, _in_range(once, n, mode, "take_along_axis"),
+                    axis=axis)
+    if mode not in (None, "fill"):
+        _in_range(indices, n, mode, "take_along_axis")
+    read = bind("take_along_axis", arr, bind("clamp", 0, once, max(n - 1, 0)), axis=axis)
+    inside = bind("bitwise_and", bind("ge", once, 0), bind("lt", once, n))
+    if fill_value is None:
+        fill_value = np.nan if u.dtype_of(arr).kind in "fc" else np.iinfo(u.dtype_of(arr)).min
+    fill = bind("convert", asarray(fill_value), dtype=u.dtype_of(arr).name)
+    return bind("select", inside, read, bind("broadcast_in_dim", fill, shape=u.shape(read),
+                                             broadcast_dimensions=()))
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):
@@ -162,7 +201,7 @@ def lexsort(keys, axis=-1):
     axis = u.normalize_axis(axis, u.ndim(keys[0]))
     order = argsort(keys[0], axis=axis)
     for key in keys[1:]:
-        order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis=axis),
+        order = take_along_axis(order, argsort(take_along_axis(key, order, axis, mode=_IN), axis=axis),
                                 axis)
     return order
 
@@ -216,7 +255,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise u.DtypeError(f"choose: mode must be 'raise', 'wrap' or 'clip', not {mode!r}")
     a, *choices = broadcast_arrays(a, *choices)
     stacked = stack(choices, axis=0)
-    return take_along_axis(stacked, reshape(a, (1,) + u.shape(a)), 0)[0]
+    return take_along_axis(stacked, reshape(a, (1,) + u.shape(a)), 0, mode=_IN)[0]
 
 
 def _no_inplace(name, inplace):

@@ -222,19 +222,41 @@ def _slice_axis(a, axis, start, stop, step=1):
 
 
 # ---------------------------------------------------------------- repeat and tile
-def repeat(a, repeats, axis=None):
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """`total_repeat_length` fixes the result's length, so that `repeats` may be computed: a
+    longer result is cut, a shorter one repeats its last element (as JAX)."""
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
+        if np.ndim(repeats) > 1 or u.ndim(repeats) > 1:
+            repeats = ravel(repeats)
     axis = u.normalize_axis(axis, u.ndim(a))
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, int(total_repeat_length))
     if u.is_abstract(repeats):
         raise u.concretization("repeat: the number of repeats must be static",
-                               hint="the result's length depends on it; pass a Python int")
+                               hint="the result's length depends on it; pass a Python int, or "
+                                    "the length as total_repeat_length")
     if np.ndim(repeats) == 0:
         return _repeat_each(a, int(repeats), axis)
     # per-element counts: a static gather
     index = np.repeat(np.arange(u.shape(a)[axis]), np.asarray(repeats))
     return bind("take", a, index, axis=axis)
+
+
+def _repeat_to_length(a, repeats, axis, length):
+    """Position k of the result reads the element whose run of repeats holds k: the first
+    whose running total of repeats exceeds k (the last one past them all)."""
+    n = u.shape(a)[axis]
+    counts = bind("broadcast_in_dim", _as_operand(repeats), shape=(n,),
+                  broadcast_dimensions=() if u.ndim(repeats) == 0 else (0,))
+    ends = bind("cumsum", counts, axis=0, reverse=False)
+    positions = bind("iota", dtype=u.dtype_of(ends).name, shape=(length,), dimension=0)
+    index = bind("reduce_sum", bind("convert", bind("le", bind("reshape", ends, new_sizes=(1, n)),
+                                                  bind("reshape", positions,
+                                                       new_sizes=(length, 1))),
+                                    dtype=u.dtype_of(ends).name), axes=(1,))
+    return bind("take", a, bind("clamp", 0, index, max(n - 1, 0)), axis=axis)
 
 
 def _repeat_each(a, count, axis):

@@ -248,7 +248,7 @@ def permutation(key, x, axis=0, independent=False):
     if independent or x.ndim == 1:
         return _shuffle(key, x, axis)
     order = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, order, axis=axis)
+    return jnp.take(x, order, axis=axis, mode="promise_in_bounds")
 
 
 def _shuffle(key, x, axis):
@@ -256,7 +256,7 @@ def _shuffle(key, x, axis):
     for _ in range(_shuffle_rounds(math.prod(x.shape))):
         key, subkey = split(key)
         order = jnp.argsort(bits(subkey, tuple(x.shape), np.uint32), axis=axis, stable=True)
-        x = jnp.take_along_axis(x, order, axis=axis)
+        x = jnp.take_along_axis(x, order, axis=axis, mode="promise_in_bounds")
     return x
 
 

@@ -1,0 +1,34 @@
+"""Small programs whose results JAX defines (modes of take, repeat to a length, integer
+arguments under grad, dtypes without x64), for tests/test_parity.py."""
+import astjax as jax
+import astjax.numpy as jnp
+from astjax import lax
+
+
+def take_modes(v, i):
+    return (jnp.take(v, i), jnp.take(v, i, mode="clip"), jnp.take(v, i, mode="wrap"),
+            jnp.take(v, i, mode="fill", fill_value=-3.0))
+
+
+def take_along_modes(a, i):
+    return jnp.take_along_axis(a, i, axis=1), jnp.take_along_axis(a, i, axis=1, mode="clip")
+
+
+def repeat_to_length(a, counts):
+    return jnp.repeat(a, counts, axis=0, total_repeat_length=6)
+
+
+def counted_loss(p):
+    return jnp.sum(p["w"] ** 2) * p["step"]
+
+
+def unrolled(v):
+    return lax.fori_loop(0, 10, lambda i, c: c * 0.9 + i, v, unroll=2)
+
+
+def broadcast_python_number(v):
+    return v * jnp.broadcast_to(1.0, v.shape) + jnp.concatenate([v[:1], jnp.ones(v.shape[0] - 1)])
+
+
+def annotated(x: jax.Array) -> jax.Array:
+    return x * 2

@@ -1,0 +1,86 @@
+"""Details of JAX's API that JAX programs rely on, against JAX itself: take's modes, repeat
+with total_repeat_length, grad's allow_int, fori_loop's unroll, jax.Array and jax.typing,
+and 32-bit dtypes without x64 where a Python number meets a float32 array."""
+import importlib
+
+import numpy as np
+import pytest
+
+import astjax
+import parity_cases as cases
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+V = np.arange(5.0, dtype=np.float32)
+I = np.array([0, 7, -1, -7, 4], np.int32)
+A = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+IA = np.array([[0, 5, -1], [2, -4, 1]], np.int32)
+
+
+def _same(got, want):
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g, w)
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.fixture
+def without_x64():
+    astjax.config.update("jax_enable_x64", False)
+    yield
+    astjax.config.update("jax_enable_x64", True)
+
+
+def _jax_take_modes(v, i):
+    return (jnp.take(v, i), jnp.take(v, i, mode="clip"), jnp.take(v, i, mode="wrap"),
+            jnp.take(v, i, mode="fill", fill_value=-3.0))
+
+
+def _jax_take_along(a, i):
+    return jnp.take_along_axis(a, i, axis=1), jnp.take_along_axis(a, i, axis=1, mode="clip")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_take_and_take_along_axis_modes_as_jax(backend, without_x64):
+    _same(astjax.jit(cases.take_modes, backend=backend)(V, I), _jax_take_modes(V, I))
+    _same(cases.take_modes(V, I), _jax_take_modes(V, I))
+    _same(astjax.jit(cases.take_along_modes, backend=backend)(A, IA), _jax_take_along(A, IA))
+
+
+@pytest.mark.parametrize("counts", [np.array([3, 0, 2]), np.array([1, 1, 1]), np.array([4, 4, 4])])
+def test_repeat_to_a_total_length_as_jax(counts, without_x64):
+    a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    want = jnp.repeat(a, counts, axis=0, total_repeat_length=6)
+    _same(astjax.jit(cases.repeat_to_length)(a, counts.astype(np.int32)), want)
+    _same(cases.repeat_to_length(a, counts), want)
+
+
+def test_grad_allow_int_gives_float0_for_integers():
+    p = {"w": np.ones(3), "step": np.int32(4)}
+    got = astjax.jit(astjax.grad(cases.counted_loss, allow_int=True))(p)
+    want = jax.grad(lambda p: jnp.sum(p["w"] ** 2) * p["step"], allow_int=True)(p)
+    np.testing.assert_allclose(got["w"], want["w"])
+    assert got["step"].dtype == want["step"].dtype and got["step"].shape == ()
+    with pytest.raises(astjax.AstjaxError, match="requires real- or complex-valued inputs"):
+        astjax.grad(cases.counted_loss)(p)
+
+
+def test_fori_loop_takes_unroll(without_x64):
+    want = jax.lax.fori_loop(0, 10, lambda i, c: c * 0.9 + i, V, unroll=2)
+    _same(astjax.jit(cases.unrolled)(V), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_python_numbers_stay_32_bit_without_x64(backend, without_x64):
+    want = V * jnp.broadcast_to(1.0, V.shape) + jnp.concatenate([V[:1], jnp.ones(4)])
+    _same(astjax.jit(cases.broadcast_python_number, backend=backend)(V), want)
+    got = astjax.vjp(lambda a: (astjax.numpy.sum(a ** 2), a.mean()), V, has_aux=True)[1](1.0)
+    assert got[0].dtype == np.float32
+
+
+def test_jax_array_and_typing_names():
+    assert isinstance(astjax.numpy.ones(2), astjax.Array)
+    np.testing.assert_allclose(astjax.jit(cases.annotated)(V), 2 * V)
+    typing = importlib.import_module("astjax.typing")
+    assert typing.ArrayLike is not None and typing.DTypeLike is not None
