@@ -41,10 +41,11 @@ _API = {
     "make_source": "generated", "show": "generated", "show_passes": "generated",
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors", "pure_callback": "callbacks", "Array": "numpy",
+    "shard_map": "meshes", "make_mesh": "meshes",
 }
 _SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
-               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "tree", "tree_util",
-               "typing")
+               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "sharding", "tree",
+               "tree_util", "typing")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -13,6 +13,7 @@ from .core.hooks import provide
 from .core.host import HostFunction
 from .errors import TransformError
 from .frontend.host_functions import python_function
+from .tree_util import tree_flatten, tree_unflatten
 
 VMAP_METHODS = (None, "sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized")
@@ -47,7 +48,6 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered=Fal
 def debug_callback(callback, *args, ordered=False, partitioned=False, **kwargs):
     """`callback(*args, **kwargs)` called for what it does when the computation reaches it
     (`jax.debug.callback`); its result is ignored, and derivatives see through it."""
-    from .tree_util import tree_flatten
     operands, in_tree = tree_flatten((args, kwargs))
     builder = current_builder()
     host = HostFunction(python_function(callback), in_tree, None,
@@ -60,7 +60,6 @@ provide("debug_callback", debug_callback)  # (for astjax.debug.callback, in the 
 
 def _bound(name: str, callback, result_shape_dtypes, args, kwargs, **params):
     """The primitive `name` applied: its results' leaves and their tree."""
-    from .tree_util import tree_flatten
     operands, in_tree = tree_flatten((args, kwargs))
     declared, out_tree = tree_flatten(result_shape_dtypes)
     results = tuple(_declared(d, name) for d in declared)
@@ -84,5 +83,4 @@ def _declared(leaf, name: str) -> AVal:
 
 
 def _unflattened(out_tree, outs):
-    from .tree_util import tree_unflatten
     return tree_unflatten(out_tree, list(outs))

@@ -25,8 +25,8 @@ class _JaxToAstjax(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if importlib.util.find_spec(counterpart) is None:
             raise ImportError(f"{name} has no astjax counterpart yet (astjax provides jax, "
                               "jax.numpy, jax.lax, jax.nn, jax.random, jax.scipy (linalg, "
-                              "optimize, special, stats), jax.tree_util, jax.debug, jax.experimental "
-                              "(io_callback, ode))", name=name)
+                              "optimize, special, stats), jax.tree_util, jax.debug, jax.sharding, "
+                              "jax.experimental (io_callback, ode, shard_map))", name=name)
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):

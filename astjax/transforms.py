@@ -11,6 +11,7 @@ import numpy as np
 
 from . import control
 from .batching import vmap
+from .core.axes import replicated_gradient_axes
 from .core.bind import Builder, aval, bind, building, current_builder
 from .core.hooks import provide
 from .core.inline import inline
@@ -60,7 +61,7 @@ class ValueAndGrad(Transformed):
         outs = inline(vjp, leaves + captured + seeds)
         forward, bars = outs[:len(func.outs)], iter(outs[len(func.outs):])
         # (an integer's gradient, with allow_int, is JAX's float0 zeros of its shape)
-        grads = tree_unflatten(diff_tree, [next(bars) if w else
+        grads = tree_unflatten(diff_tree, [_as_jax_types(next(bars), leaf) if w else
                                            np.zeros(aval(leaf).shape, float0)
                                            for leaf, w in zip(leaves, wanted)])
         grads = grads[0] if isinstance(self.argnums, int) else grads
@@ -68,6 +69,13 @@ class ValueAndGrad(Transformed):
         if not self.value:
             return (grads, result[1]) if self.has_aux else grads
         return (result, grads) if not self.has_aux else ((result[0], result[1]), grads)
+
+
+def _as_jax_types(bar, primal):
+    """A gradient as JAX's shard_map types it: inside one (`core/axes.py`), summed over the
+    mesh axes along which it varies and its primal does not (vma_sum)."""
+    axes = replicated_gradient_axes()
+    return bind("vma_sum", bar, primal, axis_names=axes) if axes else bar
 
 
 def _zeros(atom):
@@ -152,8 +160,10 @@ class _VJPApply(Transformed):
         seeds = [_as_dtype_of(c, o) for c, o in zip(ct_leaves, func.outs)
                  if ad.differentiable(o)]
         bars = iter(inline(vjp, tree_flatten(tuple(primals))[0] + captured + seeds)[len(func.outs):])
-        leaves = [next(bars) if ad.differentiable(p) else np.zeros(p.aval.shape, p.aval.dtype)
-                  for p in func.params[:n]]
+        primal_leaves = tree_flatten(tuple(primals))[0]
+        leaves = [_as_jax_types(next(bars), x) if ad.differentiable(p)
+                  else np.zeros(p.aval.shape, p.aval.dtype)
+                  for p, x in zip(func.params[:n], primal_leaves)]
         return tree_unflatten(tree_flatten(tuple(primals))[1], leaves)
 
 

@@ -49,6 +49,8 @@ NOT_HERE = {
     "pure_callback": "no derivative, as in JAX: test_callbacks.py (differentiating through one "
                      "is an error naming the line; one of values not differentiated is fine)",
     "io_callback": "no derivative, as in JAX: test_callbacks.py",
+    "vma_sum": "carries a gradient inside shard_map (linear, the identity per device): "
+               "test_sharding.py (data-parallel gradients against JAX)",
     "undefined_derivative": "stands for a callback's missing derivative: test_callbacks.py",
     "debug_callback": "derivatives see through it: test_callbacks.py (grad of a watched "
                       "function)",

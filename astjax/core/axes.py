@@ -41,3 +41,19 @@ def axis_size(name) -> int:
     raise TransformError(f"no mapped axis is named {name!r} here (named axes: {known})",
                          hint="call collectives (psum, pmean, all_gather, ...) inside "
                               "pmap(f, axis_name=...) or vmap(f, axis_name=...) with that name")
+
+
+@contextlib.contextmanager
+def replicated_gradients(names: tuple):
+    """While compiling a shard_map's function over mesh axes `names` (with JAX's check_vma
+    typing): a gradient of a value replicated over one of them is summed over it (vma_sum)."""
+    outer = getattr(_local, "replicated", ())
+    _local.replicated = tuple(names)
+    try:
+        yield
+    finally:
+        _local.replicated = outer
+
+
+def replicated_gradient_axes() -> tuple:
+    return getattr(_local, "replicated", ())

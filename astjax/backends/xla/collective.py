@@ -92,3 +92,8 @@ def _process_allgather(body, eqn, x):
 def _process_index(body, eqn):
     return body.host_call(_across(lambda: np.int32(processes.index())), [], [((), np.int32)],
                           hint="process")
+
+
+@LOWER.register("vma_sum")
+def _vma_sum(body, eqn, ct, primal):
+    return [ct]  # (the summing was done by batching over its axes)

@@ -77,3 +77,11 @@ define("process_allgather", lambda x, *, count: processes.allgather(x),
 # process_index(): this process' position among them (int32)
 define("process_index", lambda: np.int32(processes.index()),
        lambda: AVal((), np.dtype(np.int32)), kind="collective")
+
+
+# vma_sum(ct, primal, axis_names=(...)): the gradient `ct` of `primal` inside shard_map, as
+# JAX's shard_map types it (check_vma): over each of `axis_names` along which the gradient
+# varies and its primal does not (a replicated parameter, a per-device loss), it is the sum
+# over the axis. Batching over those axes does the summing (rewriters/batching/collective.py);
+# what is left is `ct` itself.
+define("vma_sum", lambda ct, primal, **_: ct, lambda c, p, **_: c, kind="collective")

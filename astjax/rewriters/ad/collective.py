@@ -111,3 +111,15 @@ def _process_allgather_vjp(ct, x, out, *, count):
     starts = [bind("process_index")] + [np.int32(0)] * len(shape)
     mine = bind("dynamic_slice", total, *starts, slice_sizes=(1,) + tuple(shape))
     return [bind("reshape", mine, new_sizes=tuple(shape))]
+
+
+# vma_sum is linear in the gradient it carries (and the primal is only its type's witness).
+@tangent_rule("vma_sum")
+def _vma_sum_jvp(primals, tangents, out, *, axis_names):
+    return None if tangents[0] is None else bind("vma_sum", tangents[0], primals[1],
+                                                 axis_names=axis_names)
+
+
+@VJP.register("vma_sum")
+def _vma_sum_vjp(ct, grad, primal, out, *, axis_names):
+    return [ct, None]

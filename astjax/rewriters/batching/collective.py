@@ -150,3 +150,14 @@ def _process_allgather(args, dims, *, axis_size, count):
 @BATCH.register("process_index")
 def _process_index(args, dims, *, axis_size):
     return bind("process_index"), None
+
+
+@BATCH.register("vma_sum")
+def _vma_sum(args, dims, *, axis_size, axis_names):
+    """Over one of its axes, a gradient that varies where its primal does not is summed over
+    the batch; the equation stays for the maps outside (their axes may be named too)."""
+    ct, primal = args
+    if current_axis_name() in axis_names and dims[0] is not None and dims[1] is None:
+        total = bind("reduce_sum", ct, axes=(0,))
+        return bind("vma_sum", total, primal, axis_names=axis_names), None
+    return bind("vma_sum", ct, primal, axis_names=axis_names), dims[0]
