@@ -29,7 +29,7 @@ _API = {
     "vmap": "batching", "pmap": "pmap",
     "devices": "devices", "local_devices": "devices", "device_count": "devices",
     "local_device_count": "devices", "device_put": "devices", "device_get": "devices",
-    "block_until_ready": "devices",
+    "block_until_ready": "devices", "default_backend": "devices",
     "process_index": "distributed", "process_count": "distributed",
     "custom_jvp": "custom", "custom_vjp": "custom", "checkpoint": "custom", "remat": "custom",
     "checkpoint_policies": "custom", "custom_gradient": "custom", "closure_convert": "custom",
@@ -44,8 +44,8 @@ _API = {
     "shard_map": "meshes", "make_mesh": "meshes",
 }
 _SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
-               "image", "lax", "nn", "numpy", "ops", "random", "scipy", "sharding", "tree",
-               "tree_util", "typing")
+               "image", "lax", "nn", "numpy", "ops", "profiler", "random", "scipy", "sharding",
+               "tree", "tree_util", "typing")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -41,3 +41,8 @@ def block_until_ready(x):
     """x, once every array in it is computed (astjax's results are, when returned)."""
     return tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")
                     else leaf, x)
+
+
+def default_backend() -> str:
+    """The platform arrays are computed on: the host CPU, whichever backend compiles."""
+    return "cpu"

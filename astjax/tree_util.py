@@ -304,7 +304,23 @@ def keystr(path, *, simple: bool = False, separator: str = "/") -> str:
     return "".join(str(k) for k in path)
 
 
+_KEYED: dict = {}  # type -> flatten_with_keys (register_pytree_with_keys)
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable,
+                              unflatten_func: Callable, flatten_func: Callable = None):
+    """A node type whose children come with their keys: flatten_with_keys(x) ->
+    ([(key, child)], aux_data)."""
+    def flatten(x):
+        pairs, aux = flatten_with_keys(x)
+        return tuple(child for _, child in pairs), aux
+    register_pytree_node(nodetype, flatten_func or flatten, unflatten_func)
+    _KEYED[nodetype] = flatten_with_keys
+
+
 def _child_keys(tree, children) -> list:
+    if type(tree) in _KEYED:
+        return [key for key, _ in _KEYED[type(tree)](tree)[0]]
     if isinstance(tree, dict):
         return [DictKey(k) for k in sorted(tree)]
     if _is_namedtuple(tree) and type(tree) not in _REGISTRY:

@@ -84,3 +84,39 @@ def test_jax_array_and_typing_names():
     np.testing.assert_allclose(astjax.jit(cases.annotated)(V), 2 * V)
     typing = importlib.import_module("astjax.typing")
     assert typing.ArrayLike is not None and typing.DTypeLike is not None
+
+
+def test_cumulative_sum_and_prod_with_the_initial_value_as_jax():
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    np.testing.assert_allclose(astjax.numpy.cumulative_sum(x[0], include_initial=True),
+                               jnp.cumulative_sum(x[0], include_initial=True))
+    np.testing.assert_allclose(
+        astjax.numpy.cumulative_prod(x, axis=1, include_initial=True),
+        jnp.cumulative_prod(x, axis=1, include_initial=True))
+    np.testing.assert_allclose(astjax.numpy.cumulative_sum(x, axis=0), np.cumsum(x, axis=0))
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+def test_register_pytree_with_keys_gives_its_keys_to_paths():
+    from astjax import tree_util
+    tree_util.register_pytree_with_keys(
+        _Pair, lambda p: (((tree_util.GetAttrKey("a"), p.a), (tree_util.GetAttrKey("b"), p.b)),
+                          None),
+        lambda aux, children: _Pair(*children))
+    pairs, _ = tree_util.tree_flatten_with_path({"x": _Pair(1.0, [2.0])})
+    assert [tree_util.keystr(path) for path, _ in pairs] == ["['x'].a", "['x'].b[0]"]
+    doubled = tree_util.tree_map(lambda v: v * 2, _Pair(1.0, 2.0))
+    assert (doubled.a, doubled.b) == (2.0, 4.0)
+
+
+def test_placement_and_profiler_names_jax_programs_call():
+    x = astjax.numpy.ones(3)
+    assert astjax.default_backend() == "cpu" and len(x.devices()) == 1
+    assert x.sharding.is_fully_replicated and x.is_fully_addressable
+    np.testing.assert_allclose(x.addressable_shards[0].data, x)
+    with astjax.profiler.trace("/tmp/unused"), astjax.profiler.TraceAnnotation("step"):
+        assert x.copy_to_host_async() is None

@@ -38,6 +38,38 @@ class Array(np.ndarray):
     def block_until_ready(self):
         return self
 
+    # What JAX programs ask of an array's placement: astjax's arrays are host memory, on
+    # jaxlib's first CPU device (see astjax.devices).
+    def devices(self) -> set:
+        return {_host_device()}
+
+    @property
+    def sharding(self):
+        from astjax.sharding import SingleDeviceSharding
+        return SingleDeviceSharding(_host_device())
+
+    @property
+    def addressable_shards(self) -> list:
+        return [Shard(_host_device(), (slice(None),) * self.ndim, 0, self)]
+
+    is_fully_addressable = True
+    is_fully_replicated = True
+
+    def copy_to_host_async(self) -> None:
+        return None
+
+
+class Shard:
+    """One device's part of an array (here the whole array, on the host)."""
+
+    def __init__(self, device, index, replica_id, data):
+        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+
+def _host_device():
+    from astjax.backends.xla import client
+    return client.devices()[0]
+
 
 # NumPy's ufuncs for the primitives that promote their operands (core/bind.py's PROMOTED).
 _PROMOTED = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide,

@@ -175,7 +175,27 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("cumprod", a, axis, dtype)
 
 
-cumulative_sum, cumulative_prod = cumsum, cumprod
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The array API's cumsum: `include_initial` puts the empty sum (0) first."""
+    return _with_initial(cumsum, x, axis, dtype, include_initial, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _with_initial(cumprod, x, axis, dtype, include_initial, 1)
+
+
+def _with_initial(fn, x, axis, dtype, include_initial, initial):
+    if axis is None:
+        if u.ndim(x) > 1:
+            raise u.ShapeError("cumulative_sum/prod of an array of more than one axis needs axis",
+                               hint="pass axis=, or ravel the array first")
+        axis = 0
+    out = fn(x, axis=axis, dtype=dtype)
+    if not include_initial:
+        return out
+    axis = u.normalize_axis(axis, u.ndim(out))
+    config = tuple((1, 0, 0) if d == axis else (0, 0, 0) for d in range(u.ndim(out)))
+    return bind("pad", out, np.asarray(initial, u.dtype_of(out)), config=config)
 
 
 def _cumulative(prim, a, axis, dtype):
