@@ -41,7 +41,16 @@ _API = {
     "make_source": "generated", "show": "generated", "show_passes": "generated",
     "install_hook": "hook", "uninstall_hook": "hook",
     "AstjaxError": "errors", "pure_callback": "callbacks", "Array": "numpy",
-    "shard_map": "meshes", "make_mesh": "meshes",
+    "shard_map": "meshes", "make_mesh": "meshes", "float0": "dtypes",
+    "NamedSharding": "sharding", "reshard": "sharding", "set_mesh": "sharding", "P": "sharding",
+    **{name: "environment" for name in (
+        "debug_nans", "debug_infs", "default_device", "transfer_guard",
+        "transfer_guard_host_to_device", "transfer_guard_device_to_host",
+        "transfer_guard_device_to_device", "numpy_rank_promotion", "numpy_dtype_promotion",
+        "log_compiles", "checking_leaks", "check_tracer_leaks", "explain_cache_misses",
+        "host_count", "host_id", "host_ids", "process_indices", "live_arrays",
+        "make_array_from_callback", "make_array_from_single_device_arrays",
+        "make_array_from_process_local_data", "typeof", "print_environment_info")},
 }
 _SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
                "image", "lax", "nn", "numpy", "ops", "profiler", "random", "scipy", "sharding",
@@ -52,7 +61,10 @@ __all__ = sorted(_API) + list(_SUBMODULES)
 
 def __getattr__(name: str):
     if name in _API:
-        value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
+        module = importlib.import_module(f"{__name__}.{_API[name]}")
+        value = getattr(module, name)
+        if _API.get(_API[name]) == _API[name]:  # (importing astjax.devices made `devices` the
+            globals()[_API[name]] = getattr(module, _API[name])  # module, not its function)
         _loaded()
     elif name in _SUBMODULES:
         value = importlib.import_module(f"{__name__}.{name}")

@@ -26,7 +26,7 @@ class PartitionSpec(tuple):
         return f"PartitionSpec{tuple.__repr__(self)}"
 
 
-P = PartitionSpec
+P = PartitionSpec  # (also jax.P)
 
 
 class AxisType(enum.Enum):

@@ -32,3 +32,19 @@ def broadcast_python_number(v):
 
 def annotated(x: jax.Array) -> jax.Array:
     return x * 2
+
+
+def precise_products(a, b, i):
+    hi = lax.Precision.HIGHEST
+    return (jnp.dot(a, b, precision=hi), jnp.matmul(a, b, precision="highest"),
+            jnp.einsum("ij,jk->ik", a, b, precision=hi), jnp.tensordot(a, b, 1, precision=hi),
+            jnp.inner(a, a, precision=hi), jnp.vdot(a, a, precision=hi),
+            jnp.dot(i, i, preferred_element_type=jnp.float32))
+
+
+def through_bfloat16(x):
+    return (jnp.exp(x.astype(jnp.bfloat16)) * 2).astype(jnp.float32)
+
+
+def scaled_by_axis_size(x):
+    return x * lax.axis_size("i")

@@ -120,3 +120,51 @@ def test_placement_and_profiler_names_jax_programs_call():
     np.testing.assert_allclose(x.addressable_shards[0].data, x)
     with astjax.profiler.trace("/tmp/unused"), astjax.profiler.TraceAnnotation("step"):
         assert x.copy_to_host_async() is None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_products_take_precision_and_preferred_element_type(backend, without_x64):
+    a, b = A, A.T.copy()
+    i = np.arange(4, dtype=np.int32).reshape(2, 2)
+    hi = jax.lax.Precision.HIGHEST
+    want = (jnp.dot(a, b, precision=hi), jnp.matmul(a, b, precision="highest"),
+            jnp.einsum("ij,jk->ik", a, b, precision=hi), jnp.tensordot(a, b, 1, precision=hi),
+            jnp.inner(a, a, precision=hi), jnp.vdot(a, a, precision=hi),
+            jnp.dot(i, i, preferred_element_type=jnp.float32))
+    _same(astjax.jit(cases.precise_products, backend=backend)(a, b, i), want)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_bfloat16_as_jax(backend, without_x64):
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    want = (jnp.exp(x.astype(jnp.bfloat16)) * 2).astype(jnp.float32)
+    got = astjax.jit(cases.through_bfloat16, backend=backend)(x)
+    np.testing.assert_allclose(got, want, rtol=1e-2)  # (bfloat16 keeps 8 bits of mantissa)
+    assert astjax.numpy.finfo(astjax.numpy.bfloat16).bits == 16
+
+
+def test_environment_names_jax_programs_call():
+    x = astjax.numpy.ones((2, 3), np.float32)
+    with astjax.debug_nans(True), astjax.transfer_guard("allow"), \
+            astjax.default_device(astjax.devices()[0]), astjax.numpy_rank_promotion("raise"):
+        t = astjax.typeof(x)
+    assert (t.shape, t.dtype) == ((2, 3), np.float32)
+    assert astjax.host_count() == 1 and astjax.process_indices() == [0]
+    assert astjax.float0 == jax.dtypes.float0
+    assert astjax.lax.Precision("highest") is astjax.lax.Precision.HIGHEST
+    assert tuple(astjax.P("x", None)) == tuple(jax.P("x", None))
+    built = astjax.make_array_from_callback((2, 3), None, lambda idx: np.arange(6.0).reshape(2, 3)[idx])
+    np.testing.assert_allclose(built, np.arange(6.0).reshape(2, 3))
+    np.testing.assert_allclose(
+        astjax.vmap(cases.scaled_by_axis_size, axis_name="i")(np.ones(3)), 3.0)
+    assert "astjax" in astjax.print_environment_info(return_string=True)
+
+
+def test_devices_stays_a_function_after_device_put():
+    code = ("import astjax; astjax.device_put(1.0); "
+            "assert callable(astjax.devices) and len(astjax.devices()) >= 1")
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]

@@ -4,6 +4,7 @@ Most are one primitive; where lax's meaning differs from NumPy's it is composed 
 `div`/`rem` on integers round toward zero (C semantics), `round` rounds half away from zero by
 default. Control flow (`cond`, `while_loop`, ...) lives in `astjax.control` and is re-exported.
 """
+import collections as _collections
 import builtins
 import enum
 
@@ -537,3 +538,31 @@ def fft(x, fft_type, fft_lengths):
 from . import structure as _structure  # noqa: E402
 
 dtype = _structure.dtype  # (a function here; parameters named dtype above shadow it)
+
+
+class Precision(enum.Enum):
+    """The precision a product asks for (astjax computes at the operands' own precision on
+    the CPU, whichever is asked)."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):  # (JAX also takes the names as strings: "highest")
+        if isinstance(value, str) and value.upper() in cls.__members__:
+            return cls[value.upper()]
+        return None
+
+
+DotDimensionNumbers = tuple  # ((lhs contracting, rhs contracting), (lhs batch, rhs batch))
+ConvGeneralDilatedDimensionNumbers = _collections.namedtuple(
+    "ConvGeneralDilatedDimensionNumbers", ["lhs_spec", "rhs_spec", "out_spec"])
+
+
+def axis_size(axis_name) -> int:
+    """The size of the mapped axis `axis_name` (a product for a tuple of names)."""
+    from ..core.axes import axis_size as size
+    count = 1
+    for name in _names(axis_name):
+        count *= size(name)
+    return count

@@ -2,6 +2,8 @@
 `zeros(3, jnp.float32)`) and a converter (`jnp.float32(x)`, which works on abstract arrays too).
 Dtype queries (`finfo`, `can_cast`, ...) are NumPy's own; `result_type` and `promote_types`
 follow JAX's promotion (an integer array meeting a float32 one gives float32)."""
+import builtins
+
 import numpy as np
 
 from .. import dtypes as _jax_dtypes
@@ -40,7 +42,12 @@ float16, float32, float64 = (_scalar_type(t.__name__, t) for t in
 complex64, complex128 = _scalar_type("complex64", np.complex64), _scalar_type("complex128",
                                                                               np.complex128)
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
-single, double = float32, float64
+single, double, csingle, cdouble = float32, float64, complex64, complex128
+try:  # (JAX's dependency for its narrow floats: NumPy arrays of bfloat16 come from it)
+    import ml_dtypes as _ml_dtypes
+    bfloat16 = _scalar_type("bfloat16", _ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    _ml_dtypes = None
 
 dtype = np.dtype
 
@@ -61,11 +68,11 @@ def _is_dtype_like(x) -> bool:
     if isinstance(x, (np.dtype, str, _ScalarMeta)) or \
             (isinstance(x, type) and issubclass(x, np.generic)):
         return True
-    return x in (float, int, complex, bool) if isinstance(x, type) else False
+    return x in (float, int, complex, builtins.bool) if isinstance(x, type) else False
 
 
 can_cast = np.can_cast
-finfo = np.finfo
+finfo = _ml_dtypes.finfo if _ml_dtypes is not None else np.finfo  # (bfloat16's too)
 iinfo = np.iinfo
 issubdtype = _jax_dtypes.issubdtype
 isdtype = getattr(np, "isdtype", None)
@@ -73,8 +80,13 @@ generic, number, inexact, floating, complexfloating = (np.generic, np.number, np
                                                        np.floating, np.complexfloating)
 integer, signedinteger, unsignedinteger = np.integer, np.signedinteger, np.unsignedinteger
 
+bool = bool_  # noqa: A001  (the array API's name, jnp.bool; last: the module's code above
+#                           means Python's bool)
+
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "float16", "float32", "float64", "complex64", "complex128", "int_", "uint", "float_",
-           "complex_", "single", "double", "dtype", "result_type", "promote_types", "can_cast",
+           "complex_", "single", "double", "csingle", "cdouble", "bool", "dtype", "result_type",
+           "promote_types", "can_cast",
            "finfo", "iinfo", "issubdtype", "isdtype", "generic", "number", "inexact", "floating",
-           "complexfloating", "integer", "signedinteger", "unsignedinteger"]
+           "complexfloating", "integer", "signedinteger", "unsignedinteger"] + \
+    (["bfloat16"] if _ml_dtypes is not None else [])

@@ -8,7 +8,19 @@ from ._shape import _slice_axis, broadcast_to, moveaxis, ravel, reshape
 from ._util import bind
 
 
-def matmul(x1, x2, /):
+# Every product takes JAX's `precision` (astjax computes at the operands' own precision on the
+# CPU, whichever is asked) and `preferred_element_type` (the result's dtype).
+def _typed(out, preferred_element_type):
+    if preferred_element_type is None or u.dtype(preferred_element_type) == u.dtype_of(out):
+        return out
+    return bind("convert", out, dtype=u.dtype(preferred_element_type).name)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    return _typed(_matmul(x1, x2), preferred_element_type)
+
+
+def _matmul(x1, x2):
     a, b = _as_operand(x1), _as_operand(x2)
     if u.ndim(a) == 0 or u.ndim(b) == 0:
         raise u.ShapeError("matmul: operands must not be scalars", hint="use * for scaling")
@@ -36,7 +48,11 @@ def _check_contracted(n, m, name, a, b):
                                                  "the contracted axis of the second")
 
 
-def dot(a, b):
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    return _typed(_dot(a, b), preferred_element_type)
+
+
+def _dot(a, b):
     a, b = _as_operand(a), _as_operand(b)
     if u.ndim(a) == 0 or u.ndim(b) == 0:
         return bind("mul", a, b)
@@ -45,16 +61,21 @@ def dot(a, b):
     return bind("dot_general", a, b, dimension_numbers=(((u.ndim(a) - 1,), (b_axis,)), ((), ())))
 
 
-def vdot(a, b):
-    return dot(ravel(a), ravel(b))
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    return dot(ravel(a), ravel(b), preferred_element_type=preferred_element_type)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
-    return bind("reduce_sum", bind("mul", _as_operand(x1), _as_operand(x2)),
-                axes=(u.normalize_axis(axis, max(u.ndim(x1), u.ndim(x2))),))
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    out = bind("reduce_sum", bind("mul", _as_operand(x1), _as_operand(x2)),
+               axes=(u.normalize_axis(axis, max(u.ndim(x1), u.ndim(x2))),))
+    return _typed(out, preferred_element_type)
 
 
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    return _typed(_inner(a, b), preferred_element_type)
+
+
+def _inner(a, b):
     a, b = _as_operand(a), _as_operand(b)
     if u.ndim(a) == 0 or u.ndim(b) == 0:
         return bind("mul", a, b)
@@ -68,7 +89,11 @@ def outer(a, b):
     return bind("mul", reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    return _typed(_tensordot(a, b, axes), preferred_element_type)
+
+
+def _tensordot(a, b, axes):
     a, b = _as_operand(a), _as_operand(b)
     if isinstance(axes, int):
         a_axes = tuple(range(u.ndim(a) - axes, u.ndim(a)))
@@ -82,12 +107,14 @@ def tensordot(a, b, axes=2):
     return bind("dot_general", a, b, dimension_numbers=((a_axes, b_axes), ((), ())))
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None):
+def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None,
+           _dot_general=None, out_sharding=None):
     if not isinstance(subscripts, str):
         raise u.DtypeError("einsum: only the subscripts-string form is supported",
                            hint="write jnp.einsum('ij,jk->ik', a, b)")
     operands = [_as_operand(x) for x in operands]
-    return bind("einsum", *operands, subscripts=subscripts.replace(" ", ""))
+    return _typed(bind("einsum", *operands, subscripts=subscripts.replace(" ", "")),
+                  preferred_element_type)
 
 
 def kron(a, b):

@@ -32,7 +32,7 @@ LOWER = RuleTable("xla", "lower(body, eqn, *operands) -> [Value] (one per eqn.ou
 
 _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
             "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
-            "float16": "f16", "float32": "f32", "float64": "f64",
+            "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
             "complex64": "complex<f32>", "complex128": "complex<f64>"}
 
 
