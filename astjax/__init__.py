@@ -63,15 +63,22 @@ def __getattr__(name: str):
     if name in _API:
         module = importlib.import_module(f"{__name__}.{_API[name]}")
         value = getattr(module, name)
-        if _API.get(_API[name]) == _API[name]:  # (importing astjax.devices made `devices` the
-            globals()[_API[name]] = getattr(module, _API[name])  # module, not its function)
         _loaded()
+        _functions_over_modules()
     elif name in _SUBMODULES:
         value = importlib.import_module(f"{__name__}.{name}")
     else:
         raise AttributeError(f"module 'astjax' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _functions_over_modules() -> None:
+    """Importing a module named like one of its functions (astjax.devices, astjax.pmap) made
+    the package's attribute that module: the function is the API's name."""
+    for name, module in _API.items():
+        if name == module and isinstance(globals().get(name), type(importlib)):
+            globals()[name] = getattr(globals()[name], name)
 
 
 def __dir__():
@@ -81,8 +88,8 @@ def __dir__():
 def _loaded() -> None:
     """Once the API is in use, user code's `import jax` stands for astjax in the front end."""
     from .frontend import resolve
-    from . import batching, callbacks, transforms  # noqa: F401  (provide vmap, value_and_grad,
-    # debug_callback to library code)
+    from . import batching, callbacks, devices, transforms  # noqa: F401  (provide vmap,
+    # value_and_grad, debug_callback and devices to the layers below)
     resolve.register_module("jax", importlib.import_module(__name__))
 
 

@@ -4,6 +4,7 @@ arrays. The NumPy and Numba backends compute on the host, in the caller's arrays
 import numpy as np
 
 from .core.array import as_array
+from .core.hooks import provide
 from .tree_util import tree_map
 
 
@@ -46,3 +47,6 @@ def block_until_ready(x):
 def default_backend() -> str:
     """The platform arrays are computed on: the host CPU, whichever backend compiles."""
     return "cpu"
+
+
+provide("devices", devices)  # (for an array's own `devices()` and `sharding`, in the core)

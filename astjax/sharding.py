@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .core.placement import Sharding, SingleDeviceSharding
 from .errors import TransformError
 
 
@@ -105,32 +106,6 @@ def set_mesh(mesh: Mesh):
             if _meshes and _meshes[-1] is mesh:
                 _meshes.pop()
     return _Restore()
-
-
-class Sharding:
-    """How an array is laid out over devices (recorded: astjax's arrays live on the host)."""
-
-    @property
-    def device_set(self) -> set:
-        return set(self._devices())
-
-    def _devices(self):
-        return []
-
-    @property
-    def is_fully_replicated(self) -> bool:
-        return True
-
-
-class SingleDeviceSharding(Sharding):
-    def __init__(self, device, *, memory_kind=None):
-        self.device, self.memory_kind = device, memory_kind
-
-    def _devices(self):
-        return [self.device]
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self.device!r})"
 
 
 class NamedSharding(Sharding):

@@ -38,8 +38,9 @@ def test_outside_compilation_the_function_is_called():
     np.testing.assert_allclose(cases.bessel_sum(X), np.sum(np.sin(scipy.special.j1(X)) * X))
 
 
-def _shapes_seen_by_jax(method):
-    jax = pytest.importorskip("jax")
+def _shapes_seen(J, method, compiled=lambda fun: fun):
+    """What vmap of a pure_callback gives, and the shapes its function is called with, under
+    J (jax, or astjax)."""
     seen = []
 
     def host(x, y):
@@ -48,25 +49,10 @@ def _shapes_seen_by_jax(method):
 
     def f(x, y):
         shape = np.broadcast_shapes(x.shape, y.shape)
-        return jax.pure_callback(host, jax.ShapeDtypeStruct(shape, x.dtype), x, y,
-                                 vmap_method=method)
-    out = jax.vmap(f, in_axes=(0, None))(np.arange(4, dtype=np.float32), np.float32(1.0))
-    return np.asarray(out), seen
-
-
-def _shapes_seen_by_astjax(method, backend):
-    seen = []
-
-    def host(x, y):
-        seen.append((np.shape(x), np.shape(y)))
-        return np.asarray(x) + np.asarray(y)
-
-    def f(x, y):
-        shape = np.broadcast_shapes(x.shape, y.shape)
-        return astjax.pure_callback(host, astjax.ShapeDtypeStruct(shape, x.dtype), x, y,
-                                    vmap_method=method)
-    out = astjax.jit(astjax.vmap(f, in_axes=(0, None)), backend=backend)(
-        np.arange(4, dtype=np.float32), np.float32(1.0))
+        return J.pure_callback(host, J.ShapeDtypeStruct(shape, x.dtype), x, y,
+                               vmap_method=method)
+    out = compiled(J.vmap(f, in_axes=(0, None)))(np.arange(4, dtype=np.float32),
+                                                 np.float32(1.0))
     return np.asarray(out), seen
 
 
@@ -74,8 +60,8 @@ def _shapes_seen_by_astjax(method, backend):
                                     "broadcast_all", "legacy_vectorized"])
 @pytest.mark.parametrize("backend", ["numpy", "xla"])
 def test_vmap_calls_the_function_as_jax_does(method, backend):
-    want, want_seen = _shapes_seen_by_jax(method)
-    got, got_seen = _shapes_seen_by_astjax(method, backend)
+    want, want_seen = _shapes_seen(pytest.importorskip("jax"), method)
+    got, got_seen = _shapes_seen(astjax, method, lambda fun: astjax.jit(fun, backend=backend))
     np.testing.assert_allclose(got, want)
     assert got_seen == want_seen
 

@@ -48,7 +48,8 @@ def test_take_and_take_along_axis_modes_as_jax(backend, without_x64):
     _same(astjax.jit(cases.take_along_modes, backend=backend)(A, IA), _jax_take_along(A, IA))
 
 
-@pytest.mark.parametrize("counts", [np.array([3, 0, 2]), np.array([1, 1, 1]), np.array([4, 4, 4])])
+@pytest.mark.parametrize("counts", [np.array([3, 0, 2]), np.array([1, 1, 1]), np.array([4, 4, 4]),
+                                    np.array([0, 2, 1])])
 def test_repeat_to_a_total_length_as_jax(counts, without_x64):
     a = np.arange(6.0, dtype=np.float32).reshape(3, 2)
     want = jnp.repeat(a, counts, axis=0, total_repeat_length=6)

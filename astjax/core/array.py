@@ -9,6 +9,7 @@ float32 is float32, not NumPy's float64), and without `jax_enable_x64` results a
 """
 import numpy as np
 
+from . import placement
 from .avals import canonical_value, promoted_values, x64
 
 
@@ -41,34 +42,21 @@ class Array(np.ndarray):
     # What JAX programs ask of an array's placement: astjax's arrays are host memory, on
     # jaxlib's first CPU device (see astjax.devices).
     def devices(self) -> set:
-        return {_host_device()}
+        return {placement.host_device()}
 
     @property
     def sharding(self):
-        from astjax.sharding import SingleDeviceSharding
-        return SingleDeviceSharding(_host_device())
+        return placement.SingleDeviceSharding(placement.host_device())
 
     @property
     def addressable_shards(self) -> list:
-        return [Shard(_host_device(), (slice(None),) * self.ndim, 0, self)]
+        return [placement.Shard(placement.host_device(), (slice(None),) * self.ndim, 0, self)]
 
     is_fully_addressable = True
     is_fully_replicated = True
 
     def copy_to_host_async(self) -> None:
         return None
-
-
-class Shard:
-    """One device's part of an array (here the whole array, on the host)."""
-
-    def __init__(self, device, index, replica_id, data):
-        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
-
-
-def _host_device():
-    from astjax.backends.xla import client
-    return client.devices()[0]
 
 
 # NumPy's ufuncs for the primitives that promote their operands (core/bind.py's PROMOTED).

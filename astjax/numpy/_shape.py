@@ -245,18 +245,20 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
 
 
 def _repeat_to_length(a, repeats, axis, length):
-    """Position k of the result reads the element whose run of repeats holds k: the first
-    whose running total of repeats exceeds k (the last one past them all)."""
+    """Each element's run of repeats starts where the running total of the ones before it
+    ends: a mark there (a scatter-add), summed along the result, is the element's index
+    (runs past `length` drop out; the last element fills what the runs leave)."""
     n = u.shape(a)[axis]
     counts = bind("broadcast_in_dim", _as_operand(repeats), shape=(n,),
                   broadcast_dimensions=() if u.ndim(repeats) == 0 else (0,))
     ends = bind("cumsum", counts, axis=0, reverse=False)
-    positions = bind("iota", dtype=u.dtype_of(ends).name, shape=(length,), dimension=0)
-    index = bind("reduce_sum", bind("convert", bind("le", bind("reshape", ends, new_sizes=(1, n)),
-                                                  bind("reshape", positions,
-                                                       new_sizes=(length, 1))),
-                                    dtype=u.dtype_of(ends).name), axes=(1,))
-    return bind("take", a, bind("clamp", 0, index, max(n - 1, 0)), axis=axis)
+    dtype = u.dtype_of(ends).name
+    starts = bind("slice", ends, start_indices=(0,), limit_indices=(max(n - 1, 0),),
+                  strides=None)
+    marks = bind("scatter", bind("full", 0, shape=(length,), dtype=dtype), starts,
+                 bind("full", 1, shape=(max(n - 1, 0),), dtype=dtype), axis=0, mode="add")
+    index = bind("min", bind("cumsum", marks, axis=0, reverse=False), max(n - 1, 0))
+    return bind("take", a, index, axis=axis)
 
 
 def _repeat_each(a, count, axis):

@@ -52,7 +52,8 @@ def host_results(callback, results):
 
 
 @LOWER.register("pure_callback")
-def _pure_callback(body, eqn, *operands):
+def lower_host_call(body, eqn, *operands):
+    """pure_callback and io_callback: the user's function, its results as the eqn's."""
     results = tuple(v.aval for v in eqn.outs)
     return body.host_call(host_results(eqn.params["callback"], results), list(operands),
                           [(a.shape, a.dtype) for a in results], hint="callback")

@@ -14,7 +14,7 @@ import numpy as np
 
 from astjax.core.primitives import get
 
-from .callback import failed, host_results
+from .callback import failed, lower_host_call
 from .emit import LOWER
 
 _held = threading.local()  # the callback runs on the caller's thread (jaxlib executes in it)
@@ -30,11 +30,7 @@ def _debug_print(body, eqn, *values):
     return body.host_call(printed, list(values), [], hint="print")
 
 
-@LOWER.register("io_callback")
-def _io_callback(body, eqn, *operands):
-    results = tuple(v.aval for v in eqn.outs)
-    return body.host_call(host_results(eqn.params["callback"], results), list(operands),
-                          [(a.shape, a.dtype) for a in results], hint="callback")
+LOWER.set("io_callback", lower_host_call)
 
 
 @LOWER.register("debug_callback")
