@@ -35,6 +35,12 @@ def programs(J):
             return lax.pmean(g, "x")
         return jax.shard_map(local, mesh=mesh, in_specs=(P(), P("x")), out_specs=P())(w, x)
 
+    def reduce_scattered(block):  # each device keeps its quarter of the sum
+        return lax.psum_scatter(block, "x", scatter_dimension=0, tiled=True)
+
+    def transposed(block):  # rows split among the devices, columns gathered
+        return lax.all_to_all(block, "x", 0, 1, tiled=True)
+
     def per_device(w, x):  # without JAX's typing: each device's own gradient, stacked
         grad = jax.grad(lambda w, xb: jnp.mean(jnp.tanh(xb @ w) ** 2))
         return jax.shard_map(grad, mesh=mesh, in_specs=(P(), P("x")), out_specs=P("x"),
@@ -50,6 +56,12 @@ def programs(J):
                                   check_vma=False)(x),
         "data_parallel_grad": jax.jit(loss)(w, x),
         "per_device_grads": jax.jit(per_device)(w, x),
+        "psum_scatter": jax.shard_map(reduce_scattered, mesh=mesh, in_specs=P("x"),
+                                      out_specs=P("x"), check_vma=False)(
+            np.arange(64.0, dtype=np.float32).reshape(16, 4)),
+        "all_to_all": jax.jit(jax.shard_map(transposed, mesh=mesh, in_specs=P("x"),
+                                            out_specs=P("x"), check_vma=False))(
+            np.arange(64.0, dtype=np.float32).reshape(16, 4)),
         "placed": jax.device_put(x, J.sharding.NamedSharding(mesh, P("x"))) * 2,
     }
 

@@ -21,7 +21,7 @@ def test_shard_map_programs_compute_what_jax_computes():
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = dict(line.split(" ", 1) for line in proc.stdout.strip().splitlines())
     assert set(rows) == {"normalized", "matmul", "ring", "gathered", "data_parallel_grad",
-                         "per_device_grads", "placed"}
+                         "per_device_grads", "psum_scatter", "all_to_all", "placed"}
     for name, row in rows.items():
         shapes_match, diff = row.split()
         assert shapes_match == "True" and float(diff) < 1e-5, (name, row)
@@ -51,3 +51,14 @@ def test_an_axis_the_devices_do_not_divide_is_an_error():
     from astjax.meshes import _split  # (one CPU device here: the split itself is checked)
     with pytest.raises(AstjaxError, match="cannot split an axis of 3"):
         _split(np.ones(3), ("x",), ["x"], {"x": 2})
+
+
+def test_psum_scatter_and_all_to_all_under_vmap_match_loops():
+    lax = astjax.lax
+    x = np.arange(16.0).reshape(4, 4)
+    kept = astjax.vmap(lambda b: lax.psum_scatter(b, "i"), axis_name="i")(x)
+    np.testing.assert_allclose(kept, x.sum(axis=0))  # example i keeps element i of the sum
+    swapped = astjax.vmap(lambda b: lax.all_to_all(b, "i", 0, 0), axis_name="i")(x)
+    np.testing.assert_allclose(swapped, x.T)  # example i receives element i of every row
+    with pytest.raises(AstjaxError, match="cannot be split into 4 parts"):
+        astjax.vmap(lambda b: lax.psum_scatter(b, "i"), axis_name="i")(np.ones((4, 3)))

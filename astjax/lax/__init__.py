@@ -566,3 +566,60 @@ def axis_size(axis_name) -> int:
     for name in _names(axis_name):
         count *= size(name)
     return count
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """The sum over the mapped axis, of which each example keeps its own part along
+    `scatter_dimension`: its index there (that dimension is the axis' size), or with `tiled`
+    its block of size/n."""
+    from ..tree_util import tree_map
+    if axis_index_groups is not None:
+        raise NotImplementedError("psum_scatter with axis_index_groups")
+    count, index = axis_size(axis_name), axis_index(axis_name)
+
+    def one(total):
+        dim = u.normalize_axis(scatter_dimension, u.ndim(total))
+        size = u.shape(total)[dim]
+        if not tiled:
+            _check_parts(size, count, "psum_scatter", equal=True)
+            return dynamic_index_in_dim(total, index, dim, keepdims=False)
+        _check_parts(size, count, "psum_scatter")
+        return dynamic_slice_in_dim(total, index * (size // count), size // count, dim)
+    return tree_map(one, psum(x, axis_name))
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Each example splits x along `split_axis` into one part per example, sends part j to
+    example j, and joins what it receives along `concat_axis`, in the senders' order (without
+    `tiled`, split_axis is the axis' size and is replaced by a new axis at concat_axis)."""
+    from ..tree_util import tree_map
+    if axis_index_groups is not None:
+        raise NotImplementedError("all_to_all with axis_index_groups")
+    count, index = axis_size(axis_name), axis_index(axis_name)
+
+    def one(leaf):
+        leaf = _as_operand(leaf)
+        cut = u.normalize_axis(split_axis, u.ndim(leaf))
+        size = u.shape(leaf)[cut]
+        _check_parts(size, count, "all_to_all", equal=not tiled)
+        everyone = all_gather(leaf, axis_name)  # (senders, *x.shape)
+        part = size // count
+        mine = dynamic_slice_in_dim(everyone, index * part, part, cut + 1)
+        if not tiled:  # (senders, ..., 1, ...): the senders' axis moves to concat_axis
+            mine = jnp.squeeze(mine, axis=cut + 1)
+            return jnp.moveaxis(mine, 0, u.normalize_axis(concat_axis, u.ndim(mine)))
+        concat = u.normalize_axis(concat_axis, u.ndim(leaf))
+        mine = jnp.moveaxis(mine, 0, concat)  # (..., senders, block, ...) joined
+        shape = u.shape(mine)
+        return jnp.reshape(mine, shape[:concat] + (shape[concat] * shape[concat + 1],)
+                           + shape[concat + 2:])
+    return tree_map(one, x)
+
+
+def _check_parts(size: int, count: int, name: str, equal: bool = False) -> None:
+    from ..errors import ShapeError
+    if (size != count) if equal else (size % count):
+        raise ShapeError(f"{name}: an axis of {size} cannot be split into {count} parts"
+                         + (" of one" if equal else ""),
+                         hint="use tiled=True for parts of several elements" if equal else
+                         "make the axis a multiple of the mapped axis' size")
