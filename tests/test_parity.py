@@ -169,3 +169,21 @@ def test_devices_stays_a_function_after_device_put():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("shape", [(4, 8), (5, 2, 8), (2, 5, 2, 8)])
+def test_dot_product_attention_of_lower_ranks_as_jax(shape):
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+    want = jax.nn.dot_product_attention(q, k, v, is_causal=True)
+    got = astjax.jit(lambda q, k, v: astjax.nn.dot_product_attention(q, k, v, is_causal=True))(
+        q, k, v)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_multivariate_normal_of_one_variable_as_jax():
+    x = np.array([0.5, 1.0, -2.0])
+    with jax.enable_x64(True):
+        want = jax.scipy.stats.multivariate_normal.logpdf(x, 0.0, 2.0)
+    np.testing.assert_allclose(astjax.scipy.stats.multivariate_normal.logpdf(x, 0.0, 2.0), want)

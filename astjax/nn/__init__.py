@@ -249,10 +249,11 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     if implementation not in (None, "xla"):
         raise ValueError(f"dot_product_attention: implementation {implementation!r} is not "
                          "available (astjax has the 'xla' formulation only)")
-    q, k, v = (jnp.asarray(a) for a in (query, key, value))
-    unbatched = q.ndim == 3
-    if unbatched:
-        q, k, v = q[None], k[None], v[None]
+    q, k, v = (_as_4d(jnp.asarray(a), "query key value".split()[i])
+               for i, a in enumerate((query, key, value)))
+    out_shape = jnp.shape(query)[:-1] + (v.shape[-1],)  # (lower ranks: leading axes of 1)
+    bias = None if bias is None else _as_4d(jnp.asarray(bias), "bias")
+    mask = None if mask is None else _as_4d(jnp.asarray(mask), "mask")
     heads, kv_heads, depth = q.shape[2], k.shape[2], q.shape[3]
     if heads % kv_heads:
         raise ValueError(f"dot_product_attention: {heads} query heads are not a multiple of "
@@ -275,8 +276,15 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     weights = softmax(logits, axis=-1).astype(v.dtype)
     weights = weights.reshape((weights.shape[0], kv_heads, groups) + weights.shape[2:])
     out = jnp.einsum("bkgts,bskh->btkgh", weights, v)
-    out = out.reshape(out.shape[:2] + (heads, v.shape[-1]))
-    return out[0] if unbatched else out
+    return out.reshape(out_shape)
+
+
+def _as_4d(x, name: str):
+    """x with leading axes of 1 up to rank 4 (JAX reads (T, N, H) as one batch, and so on)."""
+    if not 1 <= x.ndim <= 4:
+        raise ValueError(f"dot_product_attention: {name} of rank {x.ndim} (1 to 4: "
+                         "(B, T, N, H) with leading axes left out)")
+    return x.reshape((1,) * (4 - x.ndim) + x.shape) if x.ndim < 4 else x
 
 
 # ---------------------------------------------------------------- block-scaled matmuls

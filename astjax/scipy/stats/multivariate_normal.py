@@ -12,6 +12,8 @@ def logpdf(x, mean, cov, allow_singular=None):
     if allow_singular:
         raise NotImplementedError("multivariate_normal.logpdf(allow_singular=True)")
     x, mean, cov = inexact(x, mean, cov)
+    if mean.ndim == 0:  # (one variable: the normal density of each element, as JAX)
+        return -0.5 * jnp.square(x - mean) / cov - 0.5 * (math.log(2 * math.pi) + jnp.log(cov))
     n = mean.shape[-1]
     if cov.ndim < 2:  # a scalar variance or a diagonal
         variance = jnp.broadcast_to(cov, (n,))
