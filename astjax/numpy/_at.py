@@ -155,14 +155,24 @@ def _get_or_fill(x, index, fill_value):
     x = _as_operand(x)
     entries = parse(index, u.shape(x))
     read = getitem(x, index)
-    if fill_value is None:
-        fill_value = np.nan if u.dtype_of(x).kind in "fc" else np.iinfo(u.dtype_of(x)).min
     if _static_out_of_range(entries):
-        return bind("full", fill_value, shape=tuple(u.shape(read)), dtype=u.dtype_of(x).name)
+        return bind("full", default_fill(x, fill_value), shape=tuple(u.shape(read)),
+                    dtype=u.dtype_of(x).name)
     inside = _dynamic_in_range(entries, u.ndim(read))
-    if inside is None:
-        return read
-    return bind("select", inside, read, _cast_like(_as_operand(fill_value), x))
+    return read if inside is None else filled_outside(inside, read, x, fill_value)
+
+
+def default_fill(x, fill_value):
+    """What an out-of-range read of x gives: fill_value, by default NaN for floats and the
+    most negative integer (as JAX)."""
+    if fill_value is not None:
+        return fill_value
+    return np.nan if u.dtype_of(x).kind in "fc" else np.iinfo(u.dtype_of(x)).min
+
+
+def filled_outside(inside, read, x, fill_value):
+    """`read` where `inside`, elsewhere the fill (of x's dtype)."""
+    return bind("select", inside, read, _cast_like(_as_operand(default_fill(x, fill_value)), x))
 
 
 def _is_block(entries) -> bool:

@@ -58,13 +58,10 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                     axis=axis)
     if mode not in (None, "fill"):
         _in_range(indices, n, mode, "take_along_axis")
+    from ._at import filled_outside
     read = bind("take_along_axis", arr, bind("clamp", 0, once, max(n - 1, 0)), axis=axis)
     inside = bind("bitwise_and", bind("ge", once, 0), bind("lt", once, n))
-    if fill_value is None:
-        fill_value = np.nan if u.dtype_of(arr).kind in "fc" else np.iinfo(u.dtype_of(arr)).min
-    fill = bind("convert", asarray(fill_value), dtype=u.dtype_of(arr).name)
-    return bind("select", inside, read, bind("broadcast_in_dim", fill, shape=u.shape(read),
-                                             broadcast_dimensions=()))
+    return filled_outside(inside, read, arr, fill_value)
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False):

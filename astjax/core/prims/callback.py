@@ -33,12 +33,14 @@ def _undefined_derivative(operand, *, message, loc):
 define("undefined_derivative", _undefined_derivative, lambda a, **_: a.strong(), kind="callback")
 
 
+NO_DERIVATIVE_HINT = "give the function its derivative with jax.custom_jvp or jax.custom_vjp"
+
+
 def missing_derivative(func) -> None:
     """Raise the error of the first undefined_derivative left in `func` (its branches and bodies)."""
     for eqn in func.eqns:
         if eqn.prim == "undefined_derivative":
             raise TransformError(eqn.params["message"], eqn.params["loc"],
-                                 hint="give the function its derivative with jax.custom_jvp "
-                                      "or jax.custom_vjp")
+                                 hint=NO_DERIVATIVE_HINT)
         for sub in sub_funcs(eqn):
             missing_derivative(sub)

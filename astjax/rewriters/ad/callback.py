@@ -4,12 +4,11 @@ operands with tangents. Reverse mode cannot tell yet whether an operand's cotang
 so `undefined_derivative` stands in its place: dead code where it is not wanted, the user's
 error (`prims.callback.missing_derivative`) where it is."""
 from astjax.core.bind import bind, current_builder
+from astjax.core.prims.callback import NO_DERIVATIVE_HINT
 from astjax.errors import TransformError
 
 from .rules import JVP, VJP
 from .util import differentiable
-
-HINT = "give the function its derivative with jax.custom_jvp or jax.custom_vjp"
 
 
 def _message(name: str) -> str:
@@ -19,7 +18,8 @@ def _message(name: str) -> str:
 def raising_jvp(name: str):
     def jvp(primals, tangents, **params):
         builder = current_builder()
-        raise TransformError(_message(name), builder.loc if builder else None, hint=HINT)
+        raise TransformError(_message(name), builder.loc if builder else None,
+                             hint=NO_DERIVATIVE_HINT)
     return jvp
 
 
