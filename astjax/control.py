@@ -191,7 +191,7 @@ def while_loop(cond_fun, body_fun, init_val, names=None):
         val = init_val
         while bool(cond_fun(val)):
             val = body_fun(val)
-        return val
+        return _eager_results(val)
     init_val, still = _without_missing(init_val, lambda c, _: body_fun(c), None)
     if still:
         keep, inject, drop = _static_positions(init_val, still)
@@ -341,7 +341,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         val = init_val
         for i in range(int(lower), int(upper)):
             val = body_fun(_eager_index(i), val)
-        return val
+        return _eager_results(val)
     if static:
         lower, upper = int(lower), int(upper)
         def step(carry, _):
@@ -445,6 +445,7 @@ def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
         ys.append(y)
     if reverse:
         ys.reverse()
+    carry = _eager_results(carry)
     if not ys:
         return carry, None
     y_leaves = [tree_flatten(y)[0] for y in ys]
@@ -454,3 +455,12 @@ def _scan_eager(f, init, xs, x_leaves, x_tree, length, reverse):
 
 def _eager_array(value):
     return as_array(canonical_value(np.asarray(value)))
+
+
+def _eager_results(tree):
+    """An eager loop's result with its Python numbers as arrays (0-d, of their canonical
+    dtype), as JAX returns them: a carry that never met an array has `.shape`, `.dtype` and
+    `block_until_ready()` too."""
+    leaves, treedef = tree_flatten(tree)
+    return tree_unflatten(treedef, [_eager_array(x) if isinstance(x, (bool, int, float, complex))
+                                    else x for x in leaves])

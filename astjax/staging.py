@@ -21,6 +21,10 @@ from .tree_util import tree_flatten
 
 
 class Transformed:
+    # A transformation is called with the arguments its caller gave, as in JAX: the wrapped
+    # function's defaults are its own (vmap's in_axes=-1 applies to the given arguments only).
+    given_arguments_only = True
+
     def __init__(self, fun, kind: str):
         self.fun, self.kind = fun, kind
         functools.update_wrapper(self, fun, updated=())

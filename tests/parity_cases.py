@@ -48,3 +48,22 @@ def through_bfloat16(x):
 
 def scaled_by_axis_size(x):
     return x * lax.axis_size("i")
+
+
+def dtypes_jax_fixes(v, iv):
+    """Results whose dtype JAX fixes whatever jax_enable_x64 says (NumPy's differ)."""
+    return (jnp.searchsorted(jnp.sort(v), v[:3]), jnp.digitize(v, jnp.array([0.5, 2.5])),
+            jnp.argpartition(v, 1), jnp.tri(3, 4, 1), jnp.linspace(iv[0], 4, 3),
+            jnp.float_power(v, 2), jnp.vecdot(iv, iv))
+
+
+def adam_bias_correction(w):
+    """A float32 carry scaled by `1 - 0.9 ** t` of the loop counter: weak, so still float32."""
+    def step(i, w):
+        t = i + 1
+        return w - 0.1 * w / (1 - 0.9 ** t)
+    return lax.fori_loop(0, 5, step, w)
+
+
+def sum_all_but_keyword_defaults(x):
+    return jax.vmap(jnp.sum, in_axes=-1)(x), jax.vmap(jnp.sum)(x)

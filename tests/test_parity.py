@@ -187,3 +187,67 @@ def test_multivariate_normal_of_one_variable_as_jax():
     with jax.enable_x64(True):
         want = jax.scipy.stats.multivariate_normal.logpdf(x, 0.0, 2.0)
     np.testing.assert_allclose(astjax.scipy.stats.multivariate_normal.logpdf(x, 0.0, 2.0), want)
+
+
+@pytest.mark.parametrize("x64", [True, False])
+def test_dtypes_jax_fixes_as_jax(x64):
+    v = np.array([2.0, -1.0, 0.5, 3.0, 1.5], np.float32)
+    iv = np.arange(1, 4, dtype=np.int32)
+    with jax.enable_x64(x64), astjax.enable_x64(x64):
+        want = _jax_dtypes_jax_fixes(v, iv)
+        _same(cases.dtypes_jax_fixes(v, iv), want)
+        _same(astjax.jit(cases.dtypes_jax_fixes)(v, iv), want)
+
+
+def _jax_dtypes_jax_fixes(v, iv):
+    return (jnp.searchsorted(jnp.sort(v), v[:3]), jnp.digitize(v, jnp.array([0.5, 2.5])),
+            jnp.argpartition(v, 1), jnp.tri(3, 4, 1), jnp.linspace(jnp.int32(iv[0]), 4, 3),
+            jnp.float_power(v, 2), jnp.vecdot(iv, iv))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
+def test_a_weak_counter_converted_to_a_float_stays_weak(backend):
+    w = np.linspace(1.0, 2.0, 3).astype(np.float32)
+    with jax.enable_x64(True):  # (astjax's default: 0.9 ** t is a weak float64)
+        want = jax.lax.fori_loop(0, 5, lambda i, w: w - 0.1 * w / (1 - 0.9 ** (i + 1)), w)
+    _same(astjax.jit(cases.adam_bias_correction, backend=backend)(w), want)
+
+
+def test_vmap_maps_the_given_arguments_only():
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    got = cases.sum_all_but_keyword_defaults(x)
+    _same(got, (jax.vmap(jnp.sum, in_axes=-1)(x), jax.vmap(jnp.sum)(x)))
+
+
+@pytest.mark.parametrize("method, args", [("argmax", (1,)), ("argmin", ()), ("argsort", ()),
+                                          ("nonzero", ()), ("searchsorted", (1.5,)),
+                                          ("argpartition", (1,))])
+def test_index_methods_of_eager_arrays_as_jax(method, args, without_x64):
+    a = np.array([[2.0, 0.5, 1.0], [3.0, -1.0, 1.5]], np.float32)
+    if method == "searchsorted":
+        a = np.sort(a.ravel())
+    want = getattr(jnp.asarray(a), method)(*args)
+    _same(getattr(astjax.numpy.asarray(a), method)(*args), want)
+
+
+def test_ptp_method_and_random_bits_default_dtype():
+    a = np.array([[2.0, 0.5], [3.0, -1.0]], np.float32)
+    _same(astjax.numpy.asarray(a).ptp(axis=1), jnp.asarray(a).ptp(axis=1))
+    for x64 in (True, False):
+        with jax.enable_x64(x64), astjax.enable_x64(x64):
+            _same(astjax.random.bits(astjax.random.PRNGKey(3), (4,)),
+                  jax.random.bits(jax.random.PRNGKey(3), (4,)))
+
+
+def _eager_loops(lib):
+    return (lib.lax.fori_loop(0, 3, lambda i, c: c + 1.0, 0.0),
+            lib.lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0),
+            lib.lax.scan(lambda c, _: (c * 0.5 + 1.0, c), 1.0, None, length=3))
+
+
+@pytest.mark.parametrize("x64", [True, False])
+def test_eager_loops_return_arrays_as_jax(x64):
+    with jax.enable_x64(x64), astjax.enable_x64(x64):
+        got = _eager_loops(astjax)
+        _same(got, _eager_loops(jax))
+        assert got[0].block_until_ready() == 3.0

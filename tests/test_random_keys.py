@@ -73,7 +73,8 @@ def test_typed_keys_are_jax_bit_for_bit(seed):
                                   np.asarray(jax.random.key_data(jax.random.fold_in(jkey, 9))))
     np.testing.assert_array_equal(random.uniform(split[1], (5,), np.float32),
                                   np.asarray(jax.random.uniform(jsplit[1], (5,), np.float32)))
-    np.testing.assert_array_equal(random.bits(key, (4,)), np.asarray(jax.random.bits(jkey, (4,))))
+    np.testing.assert_array_equal(random.bits(key, (4,), np.uint32),
+                                  np.asarray(jax.random.bits(jkey, (4,), np.uint32)))
     np.testing.assert_array_equal(random.randint(key, (6,), 0, 50, np.int32),
                                   np.asarray(jax.random.randint(jkey, (6,), 0, 50, np.int32)))
     wrapped = random.wrap_key_data(random.key_data(split))

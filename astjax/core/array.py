@@ -58,6 +58,26 @@ class Array(np.ndarray):
     def copy_to_host_async(self) -> None:
         return None
 
+    def ptp(self, axis=None, out=None, keepdims=False):  # (JAX's arrays kept it; NumPy 2's not)
+        return _wrap(np.ptp(_plain(self), axis=axis, keepdims=keepdims))
+
+
+def _canonical_method(name: str):
+    """NumPy's method `name`, its results in their canonical dtypes (see `_wrap`)."""
+    method = getattr(np.ndarray, name)
+
+    def canonical(self, *args, **kwargs):
+        result = method(self, *args, **kwargs)
+        return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+    canonical.__name__, canonical.__doc__ = name, method.__doc__
+    return canonical
+
+
+# NumPy's methods that give indices (int64 on a 64-bit machine) and call no ufunc on the way:
+# without jax_enable_x64 they are int32, as JAX's are.
+for _name in ("argmax", "argmin", "argsort", "argpartition", "nonzero", "searchsorted"):
+    setattr(Array, _name, _canonical_method(_name))
+
 
 # NumPy's ufuncs for the primitives that promote their operands (core/bind.py's PROMOTED).
 _PROMOTED = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide,

@@ -57,9 +57,21 @@ class Builder:
         dtype = promotion_target([a.aval for a in atoms[skip:]], name in FLOAT_ONLY)
         if dtype is None:
             return atoms
-        return atoms[:skip] + [as_atom(self.emit("convert", [a], {"dtype": dtype.name}))
+        return atoms[:skip] + [self._converted(a, dtype)
                                if converted(a.aval, dtype) and not _python_number(a) else a
                                for a in atoms[skip:]]
+
+    def _converted(self, atom, dtype):
+        """atom converted to `dtype`; a weakly typed one stays weak (JAX's convert with
+        weak_type): `0.9 ** i` of a loop counter is a weak float, which leaves a float32
+        partner float32."""
+        if not atom.aval.weak or isinstance(atom, Lit):
+            return as_atom(self.emit("convert", [atom], {"dtype": dtype.name}))
+        out = Var(AVal(atom.aval.shape, dtype, True))
+        out.origin = "convert"
+        self.eqns.append(Eqn([out], "convert", [atom], {"dtype": dtype.name}, self.loc,
+                             self.note))
+        return out
 
     def _as_narrow_array(self, atom):
         """A weak scalar that is a Python number when the code runs (a literal, a Python

@@ -46,7 +46,8 @@ def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig
     except TypeError as e:
         raise AstjaxError(f"{fn.__name__}(): {e}") from None
     given = set(bound.arguments)
-    bound.apply_defaults()
+    if not getattr(fn, "given_arguments_only", False):
+        bound.apply_defaults()
     names = list(sig.parameters)
     static = {names[i] for i in static_argnums if i < len(names)} | set(static_argnames)
     static |= {k for k, v in bound.arguments.items() if _never_an_array(v)}

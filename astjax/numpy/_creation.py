@@ -149,7 +149,7 @@ def _arange_length(start, stop, step) -> int:
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     num = u.static_int(num, "linspace's num")
     start, stop = _as_operand(start), _as_operand(stop)
-    compute = u.result_type_of(start, stop, float(num))
+    compute = u.inexact_type_of(start, stop)  # (JAX's: int32 ends give float32)
     div = (num - 1) if endpoint else num
     delta = bind("sub", stop, start)
     grid = _grid(num, compute, u.ndim(delta))
@@ -208,9 +208,10 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 # ---------------------------------------------------------------- matrices of structure
 def tri(N, M=None, k=0, dtype=None):
-    """ones on and below the k-th diagonal: row + k >= column."""
+    """ones on and below the k-th diagonal: row + k >= column (float32 by default, as in JAX
+    whatever jax_enable_x64 says)."""
     mask = _diagonal_mask(N, M, k, "ge")
-    return astype(mask, np.float64 if dtype is None else dtype)
+    return astype(mask, np.float32 if dtype is None else dtype)
 
 
 def eye(N, M=None, k=0, dtype=None):

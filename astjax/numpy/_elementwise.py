@@ -186,7 +186,11 @@ def fmin(x1, x2, /):
 
 
 def float_power(x1, x2, /):
-    return bind("pow", bind("convert", _as_operand(x1), dtype="float64"), _as_operand(x2))
+    """x1 ** x2 in the operands' inexact dtype (JAX's: float32 stays float32; NumPy's is
+    always float64)."""
+    x1, x2 = _as_operand(x1), _as_operand(x2)
+    dtype = u.inexact_type_of(x1, x2).name
+    return bind("pow", bind("convert", x1, dtype=dtype), bind("convert", x2, dtype=dtype))
 
 
 def hypot(x1, x2, /):

@@ -63,7 +63,7 @@ def digitize(x, bins, right=False, *, method=None):
         raise u.ShapeError("digitize: bins must be 1-D")
     n = u.shape(bins)[0]
     if n == 0:
-        return zeros(u.shape(x), np.int64)
+        return zeros(u.shape(x), np.int32)  # (as JAX's, and searchsorted's below)
     side = "left" if right else "right"
     rising = searchsorted(bins, x, side=side)
     falling = bind("sub", n, searchsorted(bins[::-1], x, side=side))

@@ -66,9 +66,9 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
-    out = bind("reduce_sum", bind("mul", _as_operand(x1), _as_operand(x2)),
-               axes=(u.normalize_axis(axis, max(u.ndim(x1), u.ndim(x2))),))
-    return _typed(out, preferred_element_type)
+    product = bind("mul", _as_operand(x1), _as_operand(x2))
+    out = bind("reduce_sum", product, axes=(u.normalize_axis(axis, max(u.ndim(x1), u.ndim(x2))),))
+    return _typed(out, preferred_element_type or u.dtype_of(product))  # (ints do not widen)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):

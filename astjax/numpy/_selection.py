@@ -93,7 +93,15 @@ def searchsorted(a, v, side="left", sorter=None):
         a = take(a, sorter)
     compare = "lt" if side == "left" else "le"
     before = bind(compare, a, reshape(v, u.shape(v) + (1,)))
-    return bind("reduce_sum", before, axes=(u.ndim(before) - 1,))
+    count = bind("reduce_sum", before, axes=(u.ndim(before) - 1,))
+    return bind("convert", count, dtype=index_dtype(u.shape(a)[0]))
+
+
+def index_dtype(length) -> str:
+    """JAX's dtype for indices into an axis of `length` (searchsorted, argpartition): int32
+    where they fit, whatever jax_enable_x64 says."""
+    return "int32" if not isinstance(length, int) or length <= np.iinfo(np.int32).max \
+        else "int64"
 
 
 def select(condlist, choicelist, default=0):
@@ -220,7 +228,8 @@ def argpartition(a, kth, axis=-1):
     k = _check_kth(a, kth, axis)
     order = moveaxis(argsort(a, axis=axis), axis, -1)
     parts = [order[..., :k + 1], sort(order[..., k + 1:], axis=-1)]
-    return moveaxis(concatenate(parts, axis=-1), -1, axis)
+    order = moveaxis(concatenate(parts, axis=-1), -1, axis)
+    return bind("convert", order, dtype=index_dtype(u.shape(a)[u.normalize_axis(axis, u.ndim(a))]))
 
 
 def _check_kth(a, kth, axis):

@@ -93,8 +93,9 @@ def fold_in(key, data):
 
 
 def bits(key, shape=(), dtype=None):
-    """Uniformly random unsigned integers of `shape` (uint8/16/32/64; uint32 by default)."""
-    dtype = np.dtype(dtype or np.uint32)
+    """Uniformly random unsigned integers of `shape` (uint8/16/32/64; by default uint64 with
+    jax_enable_x64, else uint32, as in JAX)."""
+    dtype = np.dtype(dtype or default_dtype("uint"))
     shape = _shape(shape)
     high, low = _counters(shape)
     return joined_bits(*threefry2x32(*_words(key), high, low), dtype)
