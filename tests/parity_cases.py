@@ -54,7 +54,7 @@ def dtypes_jax_fixes(v, iv):
     """Results whose dtype JAX fixes whatever jax_enable_x64 says (NumPy's differ)."""
     return (jnp.searchsorted(jnp.sort(v), v[:3]), jnp.digitize(v, jnp.array([0.5, 2.5])),
             jnp.argpartition(v, 1), jnp.tri(3, 4, 1), jnp.linspace(iv[0], 4, 3),
-            jnp.float_power(v, 2), jnp.vecdot(iv, iv))
+            jnp.float_power(v, 2), jnp.vecdot(iv, iv), jnp.append(v, 1.0))
 
 
 def adam_bias_correction(w):

@@ -202,7 +202,7 @@ def test_dtypes_jax_fixes_as_jax(x64):
 def _jax_dtypes_jax_fixes(v, iv):
     return (jnp.searchsorted(jnp.sort(v), v[:3]), jnp.digitize(v, jnp.array([0.5, 2.5])),
             jnp.argpartition(v, 1), jnp.tri(3, 4, 1), jnp.linspace(jnp.int32(iv[0]), 4, 3),
-            jnp.float_power(v, 2), jnp.vecdot(iv, iv))
+            jnp.float_power(v, 2), jnp.vecdot(iv, iv), jnp.append(v, 1.0))
 
 
 @pytest.mark.parametrize("backend", ["numpy", "xla"])

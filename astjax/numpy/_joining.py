@@ -4,7 +4,7 @@ Split points are static (the pieces' lengths are part of their types)."""
 import numpy as np
 
 from . import _util as u
-from ._creation import _as_operand
+from ._creation import _as_operand, asarray
 from ._shape import _slice_axis, broadcast_to, expand_dims, ravel, reshape
 from ._util import bind
 
@@ -55,6 +55,8 @@ def column_stack(tup):
 
 
 def append(arr, values, axis=None):
+    if isinstance(values, (bool, int, float, complex)):  # weak: it takes arr's dtype, as in JAX
+        values = asarray(values, dtype=u.result_type_of(_as_operand(arr), values))
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([arr, values], axis)
