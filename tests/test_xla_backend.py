@@ -347,3 +347,35 @@ def test_lu_permutation_is_one_loop_not_one_pass_per_swap(capsys):
     astjax.show(programs.batched_solve, a, b, backend="xla")
     text = capsys.readouterr().out
     assert '"stablehlo.while"' in text and text.count('"stablehlo.reduce"') < 4
+
+
+FIRST_CALLS_IN_THREADS = textwrap.dedent("""
+    import sys, threading
+    import numpy as np
+    import astjax
+    sys.path.insert(0, {tests!r})
+    from xla_cases import programs
+    f = astjax.jit(programs.newton_sqrt, backend="xla")
+    start, failed, values = threading.Barrier(4), [], []
+
+    def calls():
+        start.wait()
+        try:
+            values.extend(float(f(2.0)) for _ in range(5))
+        except Exception as error:
+            failed.append(repr(error))
+    threads = [threading.Thread(target=calls) for _ in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    print(failed, len(values), all(abs(v - 2 ** 0.5) < 1e-6 for v in values))
+""")
+
+
+def test_threads_making_first_calls_at_once_share_one_client(tmp_path):
+    """Four threads making a new process's first XLA calls together: one CPU client serves
+    them (two clients' buffers and executables refuse each other)."""
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", FIRST_CALLS_IN_THREADS.format(
+        tests=os.path.dirname(__file__))], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[]", "20", "True"], done.stdout + done.stderr[-2000:]

@@ -13,6 +13,7 @@ Python still borrow JAX's shardings and MLIR context, and import it when first u
 """
 import functools
 import os
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -52,11 +53,20 @@ def available() -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=None)
+_CLIENT_LOCK = threading.Lock()
+_CLIENT = []  # the one client, once made
+
+
 def client():
     """This process's CPU client (`XLA_FLAGS=--xla_force_host_platform_device_count=N` gives
-    it N devices), created as JAX creates its own."""
-    return _jaxlib()[1].make_cpu_client(asynchronous=True)
+    it N devices), created as JAX creates its own. Made under a lock: threads making their
+    first calls at once made two clients, and one's buffers were refused by the other's
+    executables ("on device cpu:0, but replica is assigned to device cpu:0")."""
+    if not _CLIENT:
+        with _CLIENT_LOCK:
+            if not _CLIENT:
+                _CLIENT.append(_jaxlib()[1].make_cpu_client(asynchronous=True))
+    return _CLIENT[0]
 
 
 def devices() -> list:
