@@ -18,7 +18,7 @@ _heap.keep_freed_memory()  # (every backend's arrays: see core/heap.py)
 
 from .rewriters import ad as _ad, batching as _batching  # noqa: E402, F401  (rule tables complete)
 
-__version__ = "0.1.0.dev0"
+from .version import __version__  # noqa: E402, F401
 
 # public name -> the module defining it
 _API = {
@@ -50,11 +50,14 @@ _API = {
         "log_compiles", "checking_leaks", "check_tracer_leaks", "explain_cache_misses",
         "host_count", "host_id", "host_ids", "process_indices", "live_arrays",
         "make_array_from_callback", "make_array_from_single_device_arrays",
-        "make_array_from_process_local_data", "typeof", "print_environment_info")},
+        "make_array_from_process_local_data", "typeof", "print_environment_info",
+        "effects_barrier", "copy_to_host_async")},
+    "Device": "devices",
 }
-_SUBMODULES = ("config", "debug", "distributed", "dtypes", "experimental", "flatten_util",
-               "image", "lax", "nn", "numpy", "ops", "profiler", "random", "scipy", "sharding",
-               "tree", "tree_util", "typing")
+_SUBMODULES = ("config", "custom_derivatives", "debug", "distributed", "dlpack", "dtypes",
+               "experimental", "flatten_util", "image", "lax", "nn", "numpy", "ops", "profiler",
+               "random", "scipy", "sharding", "stages", "test_util", "tree", "tree_util",
+               "typing", "version")
 
 __all__ = sorted(_API) + list(_SUBMODULES)
 

@@ -32,7 +32,7 @@ from .core.prims.callback import missing_derivative
 from .errors import StaticArgumentError, TransformError
 from .frontend import disk_cache
 from .frontend.interpreter import as_interpretable
-from .frontend.specialize import dynamic_leaves, specialize, split_arguments
+from .frontend.specialize import dynamic_leaves, function_name, specialize, split_arguments
 from .identity import identity
 
 log = logging.getLogger("astjax")
@@ -166,7 +166,7 @@ class JitFunction:
     @property
     def source(self) -> str:
         if self.last is None:
-            raise TransformError(f"{self.fun.__name__} has not been compiled yet",
+            raise TransformError(f"{function_name(self.fun)} has not been compiled yet",
                                  hint="call it once, or use astjax.make_source(f, *example_args)")
         return self.last.source
 

@@ -20,9 +20,14 @@ def _env_flag(name: str, default: bool) -> bool:
     return default
 
 
-_FLAGS: dict = {"jax_enable_x64": _env_flag("JAX_ENABLE_X64", True)}
+_FLAGS: dict = {"jax_enable_x64": _env_flag("JAX_ENABLE_X64", True), "jax_disable_jit": False,
+                "jax_debug_nans": False}
 _KNOWN = {"jax_enable_x64", "jax_platform_name", "jax_platforms", "jax_debug_nans",
-          "jax_default_matmul_precision", "jax_disable_jit"}
+          "jax_default_matmul_precision", "jax_disable_jit",
+          # JAX's persistent compilation cache: astjax keeps its compiled code on disk always
+          "jax_compilation_cache_dir", "jax_persistent_cache_min_entry_size_bytes",
+          "jax_persistent_cache_min_compile_time_secs",
+          "jax_persistent_cache_enable_xla_caches"}
 
 
 def update(name: str, value) -> None:
@@ -33,6 +38,13 @@ def update(name: str, value) -> None:
 
 def read(name: str):
     return _FLAGS.get(name)
+
+
+def __getattr__(name: str):
+    """A flag's value as an attribute, as JAX's config gives it (`jax.config.jax_enable_x64`)."""
+    if name in _FLAGS or name in _KNOWN:
+        return _FLAGS.get(name)
+    raise AttributeError(f"astjax.config has no flag {name!r}")
 
 
 def x64_enabled() -> bool:

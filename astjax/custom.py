@@ -15,6 +15,7 @@ from .core.bind import bind, current_builder
 from .core.closure import over_outer, union
 from .core.ir import Var
 from .errors import TransformError
+from .frontend.specialize import function_name
 from .staging import func_of, interpretable
 from .tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -88,10 +89,10 @@ class custom_jvp(_Custom):
         if self._plain():
             return interpretable(self.fun)(*args)
         if self.jvp is None:
-            raise TransformError(f"custom_jvp function {self.fun.__name__} has no rule",
+            raise TransformError(f"custom_jvp function {function_name(self.fun)} has no rule",
                                  hint="define one with @f.defjvp")
         fixed, args = self._split(args)
-        name = self.fun.__name__
+        name = function_name(self.fun)
         leaves, tree = self._flat(args)
         fun, out_tree, fun_outer = func_of(self._merged(self.fun, fixed), tuple(args), name)
         rule = interpretable(self.jvp)
@@ -122,11 +123,11 @@ class custom_vjp(_Custom):
         if self._plain():
             return interpretable(self.fun)(*args)
         if self.fwd is None:
-            raise TransformError(f"custom_vjp function {self.fun.__name__} has no rule",
+            raise TransformError(f"custom_vjp function {function_name(self.fun)} has no rule",
                                  hint="define one with f.defvjp(f_fwd, f_bwd)")
         fixed, args = self._split(args)
         leaves, _ = self._flat(args)
-        name = self.fun.__name__
+        name = function_name(self.fun)
         fun, out_tree, fun_outer = func_of(self._merged(self.fun, fixed), tuple(args), name)
         fwd_call = self._merged(interpretable(self.fwd), fixed)
         fwd, fwd_tree, fwd_outer = self._rule_func(lambda *a: fwd_call(*a), tuple(args),

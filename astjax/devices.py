@@ -50,3 +50,9 @@ def default_backend() -> str:
 
 
 provide("devices", devices)  # (for an array's own `devices()` and `sharding`, in the core)
+
+
+def __getattr__(name: str):
+    if name == "Device":  # jaxlib's device type (isinstance checks and annotations)
+        return type(devices()[0])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -80,3 +80,13 @@ def print_environment_info(return_string: bool = False):
         return text
     print(text, end="")
     return None
+
+
+def effects_barrier() -> None:
+    """Waits for every effect (prints, callbacks) to have run: astjax's have when a call
+    returns."""
+
+
+def copy_to_host_async(x):
+    """Starts copying x's arrays to the host: they are host memory already."""
+    return x

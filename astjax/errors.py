@@ -87,3 +87,31 @@ class StaticArgumentError(AstjaxError):
 
 class TransformError(AstjaxError):
     """A transformation asked for something it cannot do (no rule for a primitive, bad axes)."""
+
+
+# JAX's names for its errors, for programs that catch them (`except jax.errors.X:`). Those about
+# needing a concrete value are astjax's ConcretizationError (JAX's are its subclasses).
+ConcretizationTypeError = TracerBoolConversionError = ConcretizationError
+TracerIntegerConversionError = TracerArrayConversionError = ConcretizationError
+NonConcreteBooleanIndexError = ConcretizationError
+InconclusiveDimensionOperation = ShapeError
+
+
+class UnexpectedTracerError(AstjaxError):
+    """JAX's error for a tracer that leaked out of its transformation. astjax traces nothing,
+    so it never raises it; programs may still name it."""
+
+
+class KeyReuseError(AstjaxError):
+    """JAX's error for a random key used twice (under its key-reuse checker, which astjax does
+    not have: never raised)."""
+
+
+def __getattr__(name: str):
+    if name == "JaxRuntimeError":  # jaxlib's own: what a failing XLA computation raises
+        try:
+            from jaxlib._jax import JaxRuntimeError
+        except ImportError:
+            return RuntimeError
+        return JaxRuntimeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,6 +17,7 @@ from .core.hooks import provide
 from .core.inline import inline
 from .dtypes import float0
 from .errors import DtypeError, TransformError
+from .frontend.specialize import function_name
 from .rewriters import ad
 from .staging import Transformed, func_of, interpretable
 from .tree_util import tree_flatten, tree_map, tree_unflatten
@@ -52,7 +53,7 @@ class ValueAndGrad(Transformed):
                             self.holomorphic)
         target = interpretable(self.fun)
         fun = lambda *d: target(*_with_args(args, nums, d), **kwargs)  # noqa: E731
-        func, out_tree, captured = func_of(fun, diff, self.fun.__name__)
+        func, out_tree, captured = func_of(fun, diff, function_name(self.fun))
         value_atom = _scalar_output(func, out_tree, self.has_aux, label)
         _check_output_dtype(value_atom.aval.dtype, label, self.holomorphic, func.loc)
         vjp = ad.vjp_func(func, wanted + [False] * len(captured))
@@ -152,7 +153,7 @@ class _VJPApply(Transformed):
         self.__signature__ = _signature("primals", "cotangent")
 
     def abstract_call(self, primals, ct):
-        func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
+        func, out_tree, captured = func_of(self.fun, tuple(primals), function_name(self.fun))
         n = len(func.params) - len(captured)
         vjp = ad.vjp_func(func, [ad.differentiable(p) for p in func.params[:n]]
                                 + [False] * len(captured))
@@ -215,7 +216,7 @@ class _JVPApply(Transformed):
         self.__signature__ = _signature("primals", "tangents")
 
     def abstract_call(self, primals, tangents):
-        func, out_tree, captured = func_of(self.fun, tuple(primals), self.fun.__name__)
+        func, out_tree, captured = func_of(self.fun, tuple(primals), function_name(self.fun))
         n = len(func.params) - len(captured)
         jvp = ad.jvp_func(func)
         dots = [t for t, p in zip(tree_flatten(tuple(tangents))[0], func.params[:n])

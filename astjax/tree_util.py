@@ -330,6 +330,31 @@ def _child_keys(tree, children) -> list:
     return [FlattenedIndexKey(i) for i in range(len(children))]
 
 
+def register_pytree_with_keys_class(cls):
+    """A class decorator: `cls.tree_flatten_with_keys(self) -> ([(key, child)], aux)` and the
+    classmethod `cls.tree_unflatten(aux, children)` (`tree_flatten` too, if it has one)."""
+    register_pytree_with_keys(cls, lambda x: x.tree_flatten_with_keys(), cls.tree_unflatten,
+                              getattr(cls, "tree_flatten", None))
+    return cls
+
+
+def flatten_one_level_with_keys(tree):
+    """([(key, child)], aux data) of a pytree node (a ValueError for a leaf)."""
+    children, aux = flatten_one_level(tree)
+    return list(zip(_child_keys(tree, children), children)), aux
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether `typ` is a pytree node type: tuple, list, dict, None's, a namedtuple or a
+    registered class."""
+    return typ in (tuple, list, dict, type(None)) or typ in _REGISTRY or \
+        (isinstance(typ, type) and issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+KeyEntry = Any  # (JAX's type names for annotations: a key, and a path of them)
+KeyPath = tuple
+
+
 def tree_flatten_with_path(tree: Any, is_leaf: Callable = None):
     """([(key path, leaf)], treedef)."""
     pairs: list = []

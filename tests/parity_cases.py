@@ -67,3 +67,21 @@ def adam_bias_correction(w):
 
 def sum_all_but_keyword_defaults(x):
     return jax.vmap(jnp.sum, in_axes=-1)(x), jax.vmap(jnp.sum)(x)
+
+
+def smooth(x, y):
+    return jnp.sin(x) * jnp.sum(y ** 2) + jnp.tanh(x @ y)
+
+
+@jax.custom_jvp
+def sin_with_a_wrong_derivative(x):
+    return jnp.sin(x)
+
+
+@sin_with_a_wrong_derivative.defjvp
+def _twice_the_tangent(primals, tangents):
+    return jnp.sin(primals[0]), 2.0 * tangents[0]
+
+
+def sized_by(x):
+    return jnp.zeros(int(x))

@@ -251,3 +251,68 @@ def test_eager_loops_return_arrays_as_jax(x64):
         got = _eager_loops(astjax)
         _same(got, _eager_loops(jax))
         assert got[0].block_until_ready() == 3.0
+
+
+def test_check_grads_passes_right_derivatives_and_catches_wrong_ones():
+    from astjax.test_util import check_grads
+    x, y = np.linspace(0.1, 1.0, 3), np.linspace(-1.0, 1.0, 3)
+    check_grads(cases.smooth, (x, y), order=2)
+    for mode in ("fwd", "rev"):
+        with pytest.raises(AssertionError, match="order 1"):
+            check_grads(cases.sin_with_a_wrong_derivative, (x,), order=1, modes=(mode,))
+
+
+def test_jax_error_names_catch_astjax_errors():
+    with pytest.raises(astjax.errors.ConcretizationTypeError):
+        astjax.jit(cases.sized_by)(3.0)
+    assert astjax.errors.TracerBoolConversionError is astjax.errors.ConcretizationError
+    assert astjax.errors.JaxRuntimeError is jax.errors.JaxRuntimeError
+
+
+def test_host_arrays_from_buffers_files_and_dlpack_as_jax(tmp_path, without_x64):
+    anp = astjax.numpy
+    raw = np.arange(4, dtype=np.float32).tobytes()
+    _same(anp.frombuffer(raw, np.float32), jnp.frombuffer(raw, np.float32))
+    _same(anp.fromiter(range(5), np.int32), np.arange(5, dtype=np.int32))  # (JAX refuses it)
+    _same(anp.fromstring("1 2 3", np.float32, sep=" "), jnp.fromstring("1 2 3", np.float32, sep=" "))
+    _same(anp.from_dlpack(jnp.arange(3.0)), jnp.arange(3.0))
+    _same(astjax.dlpack.from_dlpack(jnp.arange(3.0)), jnp.arange(3.0))
+    _same(jax.dlpack.from_dlpack(anp.arange(3.0)), jnp.arange(3.0))  # (and the other way)
+    anp.save(tmp_path / "a.npy", anp.arange(3.0))
+    loaded = anp.load(tmp_path / "a.npy")
+    assert isinstance(loaded, astjax.Array) and list(loaded) == [0.0, 1.0, 2.0]
+
+
+def test_tree_util_key_classes_and_node_types_as_jax():
+    def flattened(tu):
+        @tu.register_pytree_with_keys_class
+        class Pair:
+            def __init__(self, a, b):
+                self.a, self.b = a, b
+
+            def tree_flatten_with_keys(self):
+                return ((tu.GetAttrKey("a"), self.a), (tu.GetAttrKey("b"), self.b)), None
+
+            @classmethod
+            def tree_unflatten(cls, aux, children):
+                return cls(*children)
+        paths = [tu.keystr(k) for k, _ in tu.tree_flatten_with_path(Pair(1.0, [2.0, 3.0]))[0]]
+        level = [tu.keystr((k,)) for k, _ in tu.flatten_one_level_with_keys({"x": 1, "y": (2,)})[0]]
+        return paths, level, [tu.is_tree_node(t) for t in (list, dict, float, Pair)]
+    assert flattened(astjax.tree_util) == flattened(jax.tree_util)
+
+
+def test_names_programs_read_from_the_top_level():
+    import warnings
+    from astjax.experimental.compilation_cache import compilation_cache as cache
+    assert isinstance(astjax.devices()[0], astjax.Device)
+    assert astjax.version.__version__ == astjax.__version__
+    assert astjax.effects_barrier() is None and astjax.copy_to_host_async(3) == 3
+    assert astjax.stages.Wrapped is type(astjax.jit(cases.annotated))
+    assert astjax.custom_derivatives.custom_vjp is astjax.custom_vjp
+    assert astjax.config.jax_enable_x64 is True and astjax.config.jax_disable_jit is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (astjax caches compiled code on disk anyway)
+        astjax.config.update("jax_compilation_cache_dir", "/tmp/unused")
+        cache.set_cache_dir("/tmp/unused")
+    assert cache.is_initialized()

@@ -23,7 +23,9 @@ from .values import UserFunction
 
 
 def function_name(fn) -> str:
-    name = getattr(fn, "__name__", None) or type(fn).__name__
+    """A name for fn in generated code and messages (a functools.partial: its function's)."""
+    name = getattr(fn, "__name__", None) or getattr(getattr(fn, "func", None), "__name__", None) \
+        or type(fn).__name__
     return "lambda_" if name == "<lambda>" else "".join(c if c.isalnum() else "_" for c in name)
 
 
@@ -44,7 +46,7 @@ def split_arguments(fn, args, kwargs, static_argnums=(), static_argnames=(), sig
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise AstjaxError(f"{fn.__name__}(): {e}") from None
+        raise AstjaxError(f"{function_name(fn)}(): {e}") from None
     given = set(bound.arguments)
     if not getattr(fn, "given_arguments_only", False):
         bound.apply_defaults()

@@ -29,6 +29,9 @@ from ._function_base import (apply_along_axis, apply_over_axes, array_equiv,  # 
                              corrcoef, cov, delete, ediff1d, einsum_path, gradient, insert,
                              isscalar, iterable, matvec, packbits, piecewise, sort_complex,
                              trapezoid, unpackbits, unwrap, vecmat, vectorize)
+from ._host import (ComplexWarning, array_repr, array_str, character, flexible,  # noqa: F401
+                    from_dlpack, frombuffer, fromfile, fromiter, fromstring, get_printoptions,
+                    load, object_, printoptions, save, savez, set_printoptions)
 from ._histograms import (bincount, digitize, histogram, histogram2d,  # noqa: F401
                           histogram_bin_edges, histogramdd, interp)
 from ._index_tricks import c_, index_exp, mgrid, ogrid, r_, s_  # noqa: F401
