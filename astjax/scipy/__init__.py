@@ -1,3 +1,3 @@
-"""astjax.scipy: the parts of `jax.scipy` astjax provides (`integrate`, `linalg`, `ndimage`,
-`optimize`, `signal`, `special`, `stats`)."""
-from . import integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: F401
+"""astjax.scipy: the parts of `jax.scipy` astjax provides (`fft`, `integrate`, `linalg`,
+`ndimage`, `optimize`, `signal`, `special`, `stats`)."""
+from . import fft, integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: F401
