@@ -46,7 +46,7 @@ class Array(np.ndarray):
 
     @property
     def sharding(self):
-        return placement.SingleDeviceSharding(placement.host_device())
+        return placement.host_sharding()
 
     @property
     def addressable_shards(self) -> list:

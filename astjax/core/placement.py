@@ -1,6 +1,7 @@
 """Where an array lives, as JAX programs ask (`x.sharding`, `x.devices()`): astjax's arrays
 are host memory, on jaxlib's first CPU device. The mesh-based shardings are in
 astjax/sharding.py."""
+import sys
 
 
 class Sharding:
@@ -40,3 +41,17 @@ def host_device():
     """jaxlib's first CPU device (the API layer provides the devices, see astjax/devices.py)."""
     from .hooks import transformation
     return transformation("devices")()[0]
+
+
+def host_sharding():
+    """An astjax array's sharding. Where JAX itself is imported, JAX's own single-device
+    sharding of its first CPU device: JAX reads `x.sharding` of every argument (an astjax
+    array is a NumPy array to it), and took astjax's for one of its own, so `jax_array -
+    astjax_array` failed inside JAX."""
+    jax = sys.modules.get("jax")
+    if getattr(jax, "__name__", None) == "jax":  # (not astjax standing in for it)
+        try:
+            return jax.sharding.SingleDeviceSharding(jax.devices("cpu")[0])
+        except Exception:  # (a JAX without CPU devices: astjax's own)
+            pass
+    return SingleDeviceSharding(host_device())
