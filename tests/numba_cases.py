@@ -470,3 +470,11 @@ def fusion_cases() -> dict:
                                       (rng.standard_normal((30, 20)),
                                        rng.standard_normal((20, 5)))),
     }
+
+
+def batches_of_a_loop(images):
+    """The VAE example's batching: a dynamic slice at `(i % 4) * 2` of a fori_loop counter."""
+    def body(i, acc):
+        batch = lax.dynamic_slice_in_dim(images, (i % 4) * 2, 2)
+        return acc + jnp.sum(batch ** 2)
+    return lax.fori_loop(0, 4, body, 0.0)

@@ -597,3 +597,13 @@ def test_generated_kernels_copy_rows_without_slice_assignment(tmp_path):
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "SLICES 0 []" in done.stdout, done.stdout
+
+
+def test_a_dynamic_slice_at_a_loop_counter_without_x64():
+    """Without x64 the unrolled counter's start is the literal `np.int32(0)`: it was read with
+    int() and the kernel failed to generate (JAX's mnist_vae example)."""
+    images = np.arange(16.0, dtype=np.float32).reshape(8, 2)
+    with astjax.enable_x64(False):
+        got = astjax.jit(numba_cases.batches_of_a_loop, backend="numba")(images)
+    assert float(got) == sum(float(np.sum(images[(i % 4) * 2:(i % 4) * 2 + 2] ** 2))
+                             for i in range(4))

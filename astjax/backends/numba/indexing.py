@@ -124,8 +124,9 @@ def view_dynamic_slice(fe, eqn, values):
     clamped = []
     for j, (start, n, d) in enumerate(zip(starts, sizes, base.shape)):
         s = fe.scalar(start)
-        if isinstance(start, Unrolled) and _is_int_literal(s):
-            clamped.append(min(max(int(s), 0), d - n))
+        literal = _int_literal(s) if isinstance(start, Unrolled) else None
+        if literal is not None:
+            clamped.append(min(max(literal, 0), d - n))
             continue
         name = fe.fresh(f"start{j}")
         fe.lines.append(f"{name} = min(max(int({s}), 0), {d - n})")
@@ -133,11 +134,12 @@ def view_dynamic_slice(fe, eqn, values):
     return mapped(out_aval(eqn), base, lambda index: [V.add(s, i) for s, i in zip(clamped, index)])
 
 
-def _is_int_literal(s: str) -> bool:
+def _int_literal(s: str):
+    """The integer a generated literal spells (`3`, `-1`, `np.int32(0)`), else None."""
     s = s.strip()
     if s.startswith("np.") and s.endswith(")"):
         s = s[s.index("(") + 1:-1]
-    return s.lstrip("-").isdigit()
+    return int(s) if s.lstrip("-").isdigit() else None
 
 
 def _clip(reader, index_value, index, n) -> str:
