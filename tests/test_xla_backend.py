@@ -379,3 +379,17 @@ def test_threads_making_first_calls_at_once_share_one_client(tmp_path):
         tests=os.path.dirname(__file__))], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["[]", "20", "True"], done.stdout + done.stderr[-2000:]
+
+
+def test_the_cipher_is_one_loop_however_many_consumers(capsys):
+    """threefry2x32 is a while loop of five trips of four rounds (as JAX lowers it on the CPU):
+    its rounds written out were a chain of cheap operations that XLA copied into each of the
+    16 slices' fusions here (JAX's mnist_vae example's grid of 100: 25 s to compile)."""
+    key = astjax.random.PRNGKey(0)
+    logits = np.linspace(-2.0, 2.0, 256).reshape(16, 16)
+    got = astjax.jit(programs.sampled_image_grid, backend="xla")(key, logits)
+    np.testing.assert_array_equal(got, programs.sampled_image_grid(key, logits))
+    astjax.show(programs.sampled_image_grid, key, logits, backend="xla")
+    text = capsys.readouterr().out
+    assert text.count('"stablehlo.while"') == 1  # (the one call of the cipher)
+    assert text.count('"stablehlo.shift_left"') < 10  # (four rounds written once, not 20)

@@ -83,3 +83,9 @@ def results_of_every_kind_reference(x, i):
 def batched_solve(a, b):
     import astjax.numpy as jnp
     return jnp.linalg.solve(a, b)
+
+
+def sampled_image_grid(key, logits):
+    """JAX's mnist_vae example's image grid: random bits cut into many slices."""
+    images = iter(astjax.random.bernoulli(key, astjax.nn.sigmoid(logits)).reshape((-1, 4, 4)))
+    return jnp.vstack([jnp.hstack([next(images).T for _ in range(4)]) for _ in range(4)])
