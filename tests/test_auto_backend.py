@@ -813,3 +813,24 @@ def test_the_estimates_weigh_wide_elements_and_the_first_compiled_call(monkeypat
     assert tier._light(NotOnDisk(), narrow)
     monkeypatch.setattr(estimate, "compiled_seconds", lambda func: 0.0)
     assert not tier._light(NotOnDisk(), narrow)
+
+
+def test_a_long_compile_waits_until_the_function_has_run_as_long(hot_at_once, own_cache,
+                                                                monkeypatch, caplog):
+    """A kernel estimated to take minutes to compile is not started after a few calls (it
+    would take a core from the program for minutes, and the program may end first); once the
+    function has run as long as the compile would take, it is."""
+    from astjax.backends.auto import estimate
+    monkeypatch.setattr(estimate, "numba_compile_seconds", lambda func: 100.0)
+    x = np.linspace(0.0, 1.0, 5)
+    f = astjax.jit(doubled, backend="auto")
+    with caplog.at_level("INFO", logger="astjax"):
+        for _ in range(5):
+            np.testing.assert_allclose(f(x), np.sin(x) * 2.0)
+    tier = f.last.call
+    assert tier.stage == "first" and tier.job is None
+    assert sum("waits until the function has run as long" in r.message
+               for r in caplog.records) == 1
+    tier.seconds = 100.0  # (as if it had run that long)
+    f(x)
+    assert tier.stage != "first" and tier.job is not None

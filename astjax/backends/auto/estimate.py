@@ -60,6 +60,19 @@ UNESTIMATED = {"convolution", "linalg", "fft", "sorting", "random", "window", "c
                "collective"}
 
 
+# The Numba backend's cold compile of one kernel grows faster than linearly with its equations
+# (LLVM on one large function): 0.3-3.6 s for the benches' 2-88 equations, 31 s for JAX's
+# mnist_vae example's epoch (223: a VAE's gradient with its sampling, in a loop). Only a long
+# compile needs telling apart (see tiered.LONG_COMPILE_S): n squared is the figure's shape.
+NUMBA_PER_EQUATION_SQUARED_S = 0.0006
+
+
+def numba_compile_seconds(func: Func) -> float:
+    """Seconds, roughly, the Numba backend takes to compile the function's kernel cold."""
+    n = sum(_count(func, {}).values())
+    return NUMBA_PER_EQUATION_SQUARED_S * n * n
+
+
 def numpy_seconds(func: Func) -> float:
     """Seconds one call takes on the NumPy tier (math.inf: no estimate, e.g. a while loop,
     whose trip count nothing here knows), scipy.special's import included where the call

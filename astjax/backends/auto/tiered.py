@@ -29,6 +29,12 @@ log = logging.getLogger("astjax")
 
 HOT_CALLS = 10      # a function called this often is worth a Numba kernel...
 HOT_SECONDS = 0.2   # ...and so is one that has taken this long in all
+# ...unless its kernel would take longer than this to compile: then it waits until the function
+# has run that long itself (ski rental: pay for the purchase once the rent has come to as
+# much). Compiling takes a core from the program all the while, and the program may end first:
+# JAX's mnist_vae example ran its epochs at twice JAX's time beside two 30 s compiles, and
+# ended before they paid off.
+LONG_COMPILE_S = 10.0
 TRIALS = 4          # timed calls per tier before choosing...
 CLOSE_TRIALS = 10   # ...and up to this many when the two are a close call (record.CLOSE)
 # While timing, calls go to one tier RUN at a time and the first of each run is not timed:
@@ -77,6 +83,7 @@ class Tiered:
         self.no_more_classes = False  # (one failed or disagreed)
         self.generated = self.job = None
         self.stage, self.calls, self.seconds = "first", 0, 0.0
+        self._compile_estimate = None  # the Numba kernel's compile, in seconds (estimate.py)
         self.trials: dict = {"first": [], "numba": []}
         self._turn = 0             # the tuning calls made so far
         self._tuning_compiles = 0  # ...and those of them the first tier compiled for
@@ -125,8 +132,23 @@ class Tiered:
     def _hot(self) -> bool:
         # Start on the recorded winner, or on a kernel an earlier process wanted (compiled
         # or compiling), from the second call: its loading does not delay the first result.
-        before = (self.known is not None or self.was_hot) and self.calls >= 2
-        return before or self.calls >= HOT_CALLS or self.seconds >= HOT_SECONDS
+        if (self.known is not None or self.was_hot) and self.calls >= 2:
+            return True
+        return (self.calls >= HOT_CALLS or self.seconds >= HOT_SECONDS) and self._worth_it()
+
+    def _worth_it(self) -> bool:
+        """Whether the kernel's compile is short, or the function has run as long (see
+        LONG_COMPILE_S); said once on the log when it waits."""
+        if self._compile_estimate is None:
+            try:
+                self._compile_estimate = estimate.numba_compile_seconds(self.func)
+            except Exception:  # (a guess that failed decides nothing: compile)
+                self._compile_estimate = 0.0
+            if self._compile_estimate > max(LONG_COMPILE_S, self.seconds):
+                log.info("%s: its Numba kernel (~%.2g s to compile) waits until the function "
+                         "has run as long (%.3g s so far)", self.name, self._compile_estimate,
+                         self.seconds)
+        return self._compile_estimate <= max(LONG_COMPILE_S, self.seconds)
 
     def _first_call(self, args):
         if self.first == "xla" and _FORKED:  # jaxlib's threads did not come along
