@@ -607,3 +607,18 @@ def test_a_dynamic_slice_at_a_loop_counter_without_x64():
         got = astjax.jit(numba_cases.batches_of_a_loop, backend="numba")(images)
     assert float(got) == sum(float(np.sum(images[(i % 4) * 2:(i % 4) * 2 + 2] ** 2))
                              for i in range(4))
+
+
+@pytest.mark.parametrize("first_read_only", [False, True])
+def test_one_overload_takes_read_only_and_writable_arrays(first_read_only):
+    """XLA's results are read-only arrays and NumPy's are not: the kernel is compiled once,
+    for read-only arrays, and takes both (a second compile of a large kernel held the GIL for
+    3 s where JAX's mnist_classifier example switched tiers)."""
+    x = np.linspace(0.0, 1.0, 8)
+    frozen = x.copy()
+    frozen.flags.writeable = False
+    f = astjax.jit(numba_cases.chain, backend="numba")
+    for arg in ([frozen, x] if first_read_only else [x, frozen]):
+        np.testing.assert_allclose(f(arg), astjax.jit(numba_cases.chain, backend="numpy")(x),
+                                   rtol=1e-12)
+    assert len(f.last.call.kernel.overloads) == 1

@@ -235,8 +235,19 @@ def load(generated: Generated, func: Func):
 
 
 def kernel_signature(func: Func, args) -> tuple:
-    """The Numba types the kernel is called with for these arguments (what `_entry` passes)."""
-    return tuple(numba.typeof(_argument_converter(v.aval)(a)) for a, v in zip(args, func.params))
+    """The Numba types the kernel is compiled for, for these arguments (what `_entry` passes):
+    every array read-only, whatever these ones are (see `_canonical`)."""
+    return _canonical(numba.typeof(_argument_converter(v.aval)(a))
+                      for a, v in zip(args, func.params))
+
+
+def _canonical(types) -> tuple:
+    """The types with every array read-only. One such overload takes writable arrays too (a
+    safe conversion, once compiling is off): an XLA result is read-only, a NumPy array not,
+    and a kernel compiled for one kind was compiled again, holding the GIL, for the other
+    (3 s in the middle of JAX's mnist_classifier example, where the auto tier switched)."""
+    return tuple(t.copy(readonly=True) if isinstance(t, numba.types.Array) else t
+                 for t in types)
 
 
 def _runtime_fingerprint() -> str:
@@ -274,7 +285,8 @@ def _entry(kernel, func: Func, path: str):
                 result = kernel(*ready)
             else:  # compiled (or loaded from the cache) at the first call, then run
                 with one_process_at_a_time(path), kernel_options():  # (not the run: it may
-                    kernel.compile(tuple(numba.typeof(a) for a in ready))  # wait on a rank)
+                    kernel.compile(_canonical(numba.typeof(a) for a in ready))  # wait on a
+                kernel.disable_compile()  # (rank) (arrays of either kind take that overload)
                 result = kernel(*ready)
         except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
