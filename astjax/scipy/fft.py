@@ -17,29 +17,35 @@ NORMS = (None, "backward", "ortho")
 
 
 def dct(x, type=2, n=None, axis=-1, norm=None):
-    x = _checked("dct", x, type, norm)
+    return _one_axis(_dct, "dct", x, type, n, axis, norm)
+
+
+def idct(x, type=2, n=None, axis=-1, norm=None):
+    return _one_axis(_idct, "idct", x, type, n, axis, norm)
+
+
+def _one_axis(transform, name, x, type, n, axis, norm):
+    """`transform` of x along `axis`, padded or cut to n first; of a complex x, of its real
+    and imaginary parts apart."""
+    x = _checked(name, x, type, norm)
     if jnp.iscomplexobj(x):
-        return jnp.real(dct(jnp.real(x), type, n, axis, norm)) + \
-            1j * dct(jnp.imag(x), type, n, axis, norm)
+        def part(p):
+            return _one_axis(transform, name, p, type, n, axis, norm)
+        return part(jnp.real(x)) + 1j * part(jnp.imag(x))
     axis = u.normalize_axis(axis, jnp.ndim(x))
     if n is not None:
         x = _fft._fit(x, [axis], [n])
-    size = jnp.shape(x)[axis]
+    return transform(x, axis, jnp.shape(x)[axis], norm)
+
+
+def _dct(x, axis, size, norm):
     v = jnp.concatenate([_along(x, axis, slice(0, None, 2)),
                          jnp.flip(_along(x, axis, slice(1, None, 2)), axis)], axis)
     y = 2 * jnp.real(jnp.fft.fft(v, axis=axis) * _twiddle(size, axis, jnp.ndim(x), -1, x))
     return _ortho(y, axis, size) if norm == "ortho" else y
 
 
-def idct(x, type=2, n=None, axis=-1, norm=None):
-    x = _checked("idct", x, type, norm)
-    if jnp.iscomplexobj(x):
-        return jnp.real(idct(jnp.real(x), type, n, axis, norm)) + \
-            1j * idct(jnp.imag(x), type, n, axis, norm)
-    axis = u.normalize_axis(axis, jnp.ndim(x))
-    if n is not None:
-        x = _fft._fit(x, [axis], [n])
-    size = jnp.shape(x)[axis]
+def _idct(x, axis, size, norm):
     if norm == "ortho":
         x = _ortho(x, axis, size, inverse=True)
     zero = jnp.zeros_like(_along(x, axis, slice(0, 1)))
