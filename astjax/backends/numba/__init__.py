@@ -285,8 +285,9 @@ def _entry(kernel, func: Func, path: str):
                 result = kernel(*ready)
             else:  # compiled (or loaded from the cache) at the first call, then run
                 with one_process_at_a_time(path), kernel_options():  # (not the run: it may
-                    kernel.compile(_canonical(numba.typeof(a) for a in ready))  # wait on a
-                kernel.disable_compile()  # (rank) (arrays of either kind take that overload)
+                    if not overloads:  # (wait on a rank; another thread may have done it)
+                        kernel.compile(_canonical(numba.typeof(a) for a in ready))
+                        kernel.disable_compile()  # (arrays of either kind take the overload)
                 result = kernel(*ready)
         except numba.core.errors.NumbaError as err:
             raise _compile_error(func, err) from None
