@@ -30,7 +30,7 @@ class Array(np.ndarray):
         result = getattr(ufunc, method)(*inputs, **kwargs)
         if out is not None:
             return out[0] if len(out) == 1 else out
-        return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+        return _wrapped(result)
 
     @property
     def at(self):
@@ -68,7 +68,7 @@ def _canonical_method(name: str):
 
     def canonical(self, *args, **kwargs):
         result = method(self, *args, **kwargs)
-        return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
+        return _wrapped(result)
     canonical.__name__, canonical.__doc__ = name, method.__doc__
     return canonical
 
@@ -103,6 +103,11 @@ def as_array(value) -> Array:
 
 def _plain(x):
     return x.view(np.ndarray) if isinstance(x, Array) else x
+
+
+def _wrapped(result):
+    """A NumPy result as Array math returns it: each of a tuple's parts, or the one (`_wrap`)."""
+    return tuple(_wrap(r) for r in result) if isinstance(result, tuple) else _wrap(result)
 
 
 def _wrap(result):

@@ -1,8 +1,10 @@
 """Random-bit primitives: threefry2x32, the counter-based block cipher behind JAX's keys.
 
 The cipher's schedule (`threefry_rounds`) is written once, over an `ops` argument doing uint32
-arithmetic, so the NumPy implementation below, the Numba backend's loop-nest expansion and the
-XLA lowering run the same 20 rounds."""
+arithmetic, so the NumPy implementation below and the Numba backend's loop-nest expansion run
+the same 20 rounds. The XLA lowering rolls them into a loop of five trips over the same
+ROTATIONS and PARITY (backends/xla/random.py: written out, XLA copied them into every
+consumer's fusion)."""
 import numpy as np
 
 from ..avals import AVal
