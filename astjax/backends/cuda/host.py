@@ -32,6 +32,11 @@ def clip_index(i, size):
     return min(max(i, 0), max(size - 1, 0))
 
 
+def transposed(x, axes):
+    """x.transpose(axes) (the Numba runtime's view, lowered to IR there)."""
+    return x.transpose(axes)
+
+
 def put(dst, src):
     """dst[...] = src (the Numba runtime's copy of a row or window)."""
     dst[...] = src

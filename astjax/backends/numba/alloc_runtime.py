@@ -1,19 +1,22 @@
-"""Allocation and index clipping for generated kernels, typed and lowered straight to IR.
+"""Allocation, index clipping and transposition for generated kernels, typed and lowered
+straight to IR.
 
 `np.empty` and `np.full` inside `@njit` are overloads: the first call of each (shape rank,
 dtype) in a process compiles a function of its own (0.04-0.18 s each, 0.45 s of
 mlp_value_and_grad's cold compile), and so does a small `@njit` helper such as the gather's
-index clip.  These are plain Python functions (a generated module still runs unjitted, as
-written) whose Numba typing and lowering are registered here, so a kernel that calls them
-compiles nothing else.
+index clip. `x.transpose(axes)` compiles one too, and worse: its permutation of the shape is a
+slice assignment, whose error message compiles Numba's string formatting (2 s of the first
+kernel in a process that transposes; see copy_runtime.put). These are plain Python functions
+(a generated module still runs unjitted, as written) whose Numba typing and lowering are
+registered here, so a kernel that calls them compiles nothing else.
 """
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.core.imputils import impl_ret_new_ref, lower_builtin
-from numba.core.typing.templates import signature
+from numba.core.imputils import impl_ret_borrowed, impl_ret_new_ref, lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.extending import type_callable
-from numba.np.arrayobj import _empty_nd_impl, _parse_shape
+from numba.np.arrayobj import _empty_nd_impl, _parse_shape, make_array, populate_array
 
 
 def empty(shape, dtype=float):
@@ -36,6 +39,11 @@ def clip_index(i, size):
     if i < 0:
         i += size
     return min(max(i, 0), max(size - 1, 0))
+
+
+def transposed(x, axes):
+    """x.transpose(axes), a view (`axes` a tuple of constants in generated code)."""
+    return x.transpose(axes)
 
 
 def _array_type(shape, dtype):
@@ -164,3 +172,31 @@ def _lower_clip_index(context, builder, sig, args):
     i = builder.select(builder.icmp_signed("<", i, zero), builder.add(i, size), i)
     i = builder.select(builder.icmp_signed("<", i, zero), zero, i)
     return builder.select(builder.icmp_signed(">", i, last), last, i)
+
+
+@infer_global(transposed)
+class _TypeTransposed(AbstractTemplate):
+    prefer_literal = True  # (the axes arrive as literals: the view's layout is fixed at compile)
+
+    def generic(self, args, kws):
+        x, axes = args
+        if kws or not isinstance(x, types.Array) or not isinstance(axes, types.BaseTuple):
+            return None
+        order = [getattr(t, "literal_value", None) for t in axes]
+        if sorted(o for o in order if isinstance(o, int)) != list(range(x.ndim)):
+            return None
+        return signature(x.copy(layout="A"), x, axes)
+
+
+@lower_builtin(transposed, types.Array, types.BaseTuple)
+def _lower_transposed(context, builder, sig, args):
+    x_type, axes = sig.args
+    order = [t.literal_value for t in axes]
+    x = make_array(x_type)(context, builder, args[0])
+    out = make_array(sig.return_type)(context, builder)
+    shape = cgutils.unpack_tuple(builder, x.shape, x_type.ndim)
+    strides = cgutils.unpack_tuple(builder, x.strides, x_type.ndim)
+    populate_array(out, data=x.data, shape=cgutils.pack_array(builder, [shape[j] for j in order]),
+                   strides=cgutils.pack_array(builder, [strides[j] for j in order]),
+                   itemsize=x.itemsize, meminfo=x.meminfo, parent=x.parent)
+    return impl_ret_borrowed(context, builder, sig.return_type, out._getvalue())

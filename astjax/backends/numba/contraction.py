@@ -13,7 +13,7 @@ from astjax.core.ir import Eqn, Var
 from astjax.core.avals import AVal
 
 from .blas_runtime import SMALL_MACS
-from .emit import FOLD, INLINE, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, tuple_text
+from .emit import FOLD, INLINE, LOWER, VIEW, as_dtype, cast, dtype_text, product, scalar_literal, transposed
 from .layout import out_aval, shape_text
 from .values import Array, View
 
@@ -25,7 +25,7 @@ def _matmul_layout(fe, name: str, aval, dtype, order: list, groups: list, lines:
     source = as_dtype(name, aval, dtype) if aval.shape else \
         f"np.full(1, {as_dtype(name, aval, dtype)})"
     if order != sorted(order):
-        source = f"np.ascontiguousarray({source}.transpose({tuple_text([str(j) for j in order])}))"
+        source = f"np.ascontiguousarray({transposed(source, order)})"
     shape = ", ".join(product([d[j] for j in g]) if g else "1" for g in groups)
     lines.append(f"{local} = {source}.reshape(({shape}))")
     return local
@@ -288,7 +288,7 @@ def _einsum_as_matmul(fe, ins, avals, inputs, output, sizes, out, name):
     shaped = _shaped(result, shape, [sizes[lab] for lab in order])
     perm = [order.index(lab) for lab in output]
     if perm != sorted(perm):
-        shaped = f"np.ascontiguousarray({shaped}.transpose({tuple_text([str(j) for j in perm])}))"
+        shaped = f"np.ascontiguousarray({transposed(shaped, perm)})"
     lines.append(f"{name} = {shaped}")
     return lines
 

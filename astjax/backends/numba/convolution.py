@@ -2,7 +2,7 @@
 layouts (fewer spatial axes become leading size-1 ones) and convolved by the runtime: im2col
 into one BLAS product (`conv5_gemm`) where it applies, else the direct loop (`conv5`), which
 reads input dilation, groups and padding as index arithmetic."""
-from .emit import LOWER, dims, dtype_text, tuple_text
+from .emit import LOWER, dims, dtype_text, transposed, tuple_text
 from .layout import out_aval
 
 
@@ -11,8 +11,7 @@ def _canonical(fe, name, aval, spec, lines):
     d = dims(name, aval)
     shape = [d[spec[0]], d[spec[1]]] + ["1"] * (5 - aval.ndim) + [d[a] for a in spec[2:]]
     view = fe.fresh(name + "_5d")
-    order = tuple_text([str(a) for a in spec])
-    lines.append(f"{view} = np.ascontiguousarray({name}.transpose({order}))"
+    lines.append(f"{view} = np.ascontiguousarray({transposed(name, spec)})"
                  f".reshape({tuple_text(shape)})")
     return view
 
@@ -49,8 +48,8 @@ def lower_conv(fe, eqn, ins, outs):
                      f"{_padded(p['lhs_dilation'], 1)}, {_padded(p['rhs_dilation'], 1)}, "
                      f"{p['feature_group_count']}, {p['batch_group_count']})")
     back = [out_spec.index(j) for j in range(out.ndim)]
-    lines.append(f"{outs[0]} = np.ascontiguousarray({result}.reshape({tuple_text(canonical)})"
-                 f".transpose({tuple_text([str(j) for j in back])}))")
+    canonical_view = f"{result}.reshape({tuple_text(canonical)})"
+    lines.append(f"{outs[0]} = np.ascontiguousarray({transposed(canonical_view, back)})")
     return lines
 
 

@@ -124,6 +124,12 @@ def tuple_text(texts: list) -> str:
     return f"({', '.join(texts)}{',' if len(texts) == 1 else ''})"
 
 
+def transposed(text: str, axes) -> str:
+    """`text.transpose(axes)`, a view, as generated code writes it (rt.transposed: see
+    alloc_runtime)."""
+    return f"rt.transposed({text}, {tuple_text([str(a) for a in axes])})"
+
+
 def as_dtype(text: str, aval, dtype) -> str:
     """An array or scalar value converted to dtype (unchanged when it already is)."""
     if np.dtype(aval.dtype) == np.dtype(dtype):

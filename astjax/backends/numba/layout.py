@@ -4,7 +4,7 @@ import numpy as np
 
 from astjax.core.avals import AVal
 
-from .emit import dims, product, tuple_text
+from .emit import dims, product, transposed, tuple_text
 
 
 def out_aval(eqn, k: int = 0):
@@ -29,8 +29,7 @@ def rows(fe, name: str, aval, reduced: tuple) -> tuple:
     order = kept + list(reduced)
     if order == sorted(order):
         return [f"{view} = {name}.reshape({shape})"], view, kept_dims, red_dims
-    perm = tuple_text([str(j) for j in order])
-    return ([f"{view} = np.ascontiguousarray({name}.transpose({perm})).reshape({shape})"],
+    return ([f"{view} = np.ascontiguousarray({transposed(name, order)}).reshape({shape})"],
             view, kept_dims, red_dims)
 
 

@@ -1,6 +1,6 @@
 """Lowerings of the linear-algebra primitives: operands as contiguous (B, m, n) stacks handed
 to the runtime's `*_batch` helpers, results reshaped back to their batch axes."""
-from .emit import LOWER, dims, dtype_text, tuple_text
+from .emit import LOWER, dims, dtype_text, transposed, tuple_text
 from .layout import out_aval
 
 
@@ -63,10 +63,10 @@ def _triangular_solve(fe, eqn, ins, outs):
     a = _stack(fe, ins[0], eqn.ins[0].aval, lines, out.dtype)
     b = _stack(fe, ins[1], eqn.ins[1].aval, lines, out.dtype)
     low = p["lower"] != p["transpose_a"]
-    mat = f"{a}.transpose((0, 2, 1))" if p["transpose_a"] else a
+    mat = transposed(a, (0, 2, 1)) if p["transpose_a"] else a
     rhs = b
     if not p["left_side"]:  # x op(a) = b  is  op(a)^T x^T = b^T
-        mat, rhs, low = f"{mat}.transpose((0, 2, 1))", f"{b}.transpose((0, 2, 1))", not low
+        mat, rhs, low = transposed(mat, (0, 2, 1)), transposed(b, (0, 2, 1)), not low
     flip = "" if low else "[:, ::-1, ::-1]"  # an upper system, read backwards, is lower
     rows = "" if low else "[:, ::-1, :]"
     m, r, x = fe.fresh("tri"), fe.fresh("rhs"), fe.fresh("solved")
@@ -74,7 +74,7 @@ def _triangular_solve(fe, eqn, ins, outs):
               f"{r} = np.ascontiguousarray({rhs}{rows})",
               f"{x} = np.empty({r}.shape, {dtype_text(out.dtype)})",
               f"rt.lower_solve_batch({m}, {r}, {x}, {p['unit_diagonal']})"]
-    result = f"{x}{rows}" + ("" if p["left_side"] else ".transpose((0, 2, 1))")
+    result = f"{x}{rows}" if p["left_side"] else transposed(f"{x}{rows}", (0, 2, 1))
     lines.append(f"{outs[0]} = np.ascontiguousarray({result})"
                  f".reshape({tuple_text(dims(outs[0], out))})")
     return lines

@@ -3,10 +3,13 @@
 Cholesky, QR, eigh and SVD call LAPACK through Numba's NumPy support; the triangular solve
 and the LU factorisation (which Numba's NumPy does not expose) are loops here, with LAPACK's
 conventions: no error on a zero pivot or a singular triangle (inf/nan flow on), and the
-permutation is the one getrf's row swaps make.
+permutation is the one getrf's row swaps make. Rows are copied through `put`, never Numba's
+slice assignment (see runtime.put).
 """
 import numba
 import numpy as np
+
+from .copy_runtime import put
 
 njit = numba.njit(cache=True, error_model="numpy")
 
@@ -17,11 +20,11 @@ def cholesky_batch(a, out):
     for i in range(a.shape[0]):
         failed = False
         try:
-            out[i] = np.linalg.cholesky(np.tril(a[i]) + np.tril(a[i], -1).T)
+            put(out[i], np.linalg.cholesky(np.tril(a[i]) + np.tril(a[i], -1).T))
         except Exception:
             failed = True
         if failed:
-            out[i] = np.nan
+            put(out[i], np.nan)
 
 
 @njit
@@ -43,7 +46,7 @@ def lu_batch(a, lu, pivots, permutation):
     are (LAPACK reports them in `info`)."""
     m, n = a.shape[1], a.shape[2]
     for i in range(a.shape[0]):
-        lu[i] = a[i]
+        put(lu[i], a[i])
         for r in range(m):
             permutation[i, r] = r
         for j in range(min(m, n)):
@@ -74,14 +77,14 @@ def qr_batch(a, q, r, full):
     for i in range(a.shape[0]):
         if full and m > n:
             padded = np.zeros((m, m), a.dtype)
-            padded[:, :n] = a[i]
+            put(padded[:, :n], a[i])
             qi, ri = np.linalg.qr(padded)
-            q[i] = qi
-            r[i] = ri[:, :n]
+            put(q[i], qi)
+            put(r[i], ri[:, :n])
         else:
             qi, ri = np.linalg.qr(np.ascontiguousarray(a[i]))
-            q[i] = qi
-            r[i] = ri
+            put(q[i], qi)
+            put(r[i], ri)
 
 
 @njit
@@ -91,21 +94,21 @@ def eigh_batch(a, v, w, lower):
         # Numba's eigh reads the lower triangle; give it a symmetric matrix to be sure
         sym = np.tril(x) + np.tril(x, -1).T
         wi, vi = np.linalg.eigh(sym)
-        w[i] = wi
-        v[i] = vi
+        put(w[i], wi)
+        put(v[i], vi)
 
 
 @njit
 def svd_batch(a, s, u, vt, full):
     for i in range(a.shape[0]):
         ui, si, vti = np.linalg.svd(np.ascontiguousarray(a[i]), full_matrices=full)
-        s[i] = si
-        u[i] = ui
-        vt[i] = vti
+        put(s[i], si)
+        put(u[i], ui)
+        put(vt[i], vti)
 
 
 @njit
 def singular_values_batch(a, s):
     """Singular values alone (Numba's svd computes the vectors too; they are dropped)."""
     for i in range(a.shape[0]):
-        s[i] = np.linalg.svd(np.ascontiguousarray(a[i]), full_matrices=False)[1]
+        put(s[i], np.linalg.svd(np.ascontiguousarray(a[i]), full_matrices=False)[1])

@@ -6,16 +6,16 @@ each output with the dtype its aval says; helpers only fill it, so they never ch
 NaN propagates through max/min as in NumPy.
 """
 
-import functools
 
 import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
 
 from .. import vecmath
-from .alloc_runtime import ALIGN, clip_index, empty, full, zeros  # noqa: F401  (generated code's)
+from .alloc_runtime import ALIGN, clip_index, empty, full, transposed, zeros  # noqa: F401  (generated code's)
+from .copy_runtime import put  # noqa: F401  (generated code's)
 
 njit = numba.njit(cache=True, error_model="numpy")
 
@@ -28,14 +28,14 @@ njit = numba.njit(cache=True, error_model="numpy")
 ALIGNED_COPY_BYTES = 1 << 18
 
 
-@njit
+@numba.njit(inline="always", error_model="numpy")  # (typed in its kernel: no compile of its own)
 def aligned(a):
     """`a` itself where its data is aligned to a cache line (or where it is large), else a
     copy that is (the kernels' own arrays are: see alloc_runtime.ALIGN)."""
     if a.ctypes.data % ALIGN == 0 or a.nbytes > ALIGNED_COPY_BYTES:
         return a
     out = empty(a.shape, a.dtype)
-    out[...] = a
+    put(out, a)  # (not `out[...] = a`: see put)
     return out
 
 
@@ -258,13 +258,13 @@ def cumulative(op, x, out, reverse):
 @njit
 def sort_rows(x, out):
     for k in range(x.shape[0]):
-        out[k] = np.sort(x[k])
+        put(out[k], np.sort(x[k]))
 
 
 @njit
 def argsort_rows(x, out):
     for k in range(x.shape[0]):
-        out[k] = np.argsort(x[k], kind="mergesort")  # stable, as the NumPy backend
+        put(out[k], np.argsort(x[k], kind="mergesort"))  # (stable, as the NumPy backend)
 
 
 # ---------------------------------------------------------------- indexing on (P, N, Q)
@@ -324,37 +324,6 @@ def batched_matmul_loop(a, b, out):
                 av = a[i, m, k]
                 for n in range(b.shape[2]):
                     out[i, m, n] += av * b[i, k, n]
-
-
-# ---------------------------------------------------------------- copies
-def put(dst, src):
-    """dst[...] = src, for an array `src` of dst's shape (the generated code's guarantee) or a
-    scalar. Generated code copies through this, never through Numba's slice assignment: that
-    one's shape-mismatch message compiles Numba's string formatting, 2.7 s of the first
-    kernel compiled in a process (an RNN's gradient's first call pinned to Numba: 6.2 s,
-    2.3 s without)."""
-    dst[...] = src
-
-
-@overload(put)
-def _put(dst, src):
-    if isinstance(dst, types.Array):
-        return _put_loops(dst.ndim, isinstance(src, types.Array))
-    return None
-
-
-@functools.lru_cache(maxsize=None)
-def _put_loops(ndim: int, from_array: bool):
-    """put for arrays of rank `ndim`: a loop per axis, the last innermost (contiguous)."""
-    index = ", ".join(f"i{k}" for k in range(ndim)) or "()"
-    lines = ["def put(dst, src):"]
-    for k in range(ndim):
-        lines.append("    " * (k + 1) + f"for i{k} in range(dst.shape[{k}]):")
-    lines.append("    " * (ndim + 1) + f"dst[{index}] = " +
-                 (f"src[{index}]" if from_array else "src"))
-    namespace: dict = {}
-    exec("\n".join(lines), namespace)  # (one short function per rank, made once)
-    return namespace["put"]
 
 
 # ---------------------------------------------------------------- tapes

@@ -1,7 +1,7 @@
 """Lowerings of the shape primitives: NumPy views made contiguous, or loops for pad."""
 
 from . import values as V
-from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, tuple_text
+from .emit import LOWER, VIEW, as_dtype, cast, dtype_text, transposed, tuple_text
 from .layout import out_aval, reshape_to
 from .values import Array, Unrolled, View, mapped
 
@@ -18,7 +18,7 @@ def lower_transpose(fe, eqn, ins, outs):
     perm = list(eqn.params["permutation"])
     if perm == sorted(perm):
         return [f"{outs[0]} = {ins[0]}"]
-    return [f"{outs[0]} = np.ascontiguousarray({ins[0]}.transpose({tuple_text([str(j) for j in perm])}))"]
+    return [f"{outs[0]} = np.ascontiguousarray({transposed(ins[0], perm)})"]
 
 
 def lower_broadcast_in_dim(fe, eqn, ins, outs):

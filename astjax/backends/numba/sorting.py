@@ -1,5 +1,5 @@
 """Lowerings of sort and argsort: stable row sorts in the runtime."""
-from .emit import LOWER, dims, dtype_text, tuple_text
+from .emit import LOWER, dims, dtype_text, transposed, tuple_text
 from .layout import out_aval, rows
 
 
@@ -17,8 +17,8 @@ def _sorting(helper):
         moved = [j for j in range(aval.ndim) if j != axis] + [axis]
         back = [moved.index(j) for j in range(aval.ndim)]
         moved_shape = tuple_text([dims(x, aval)[j] for j in moved])
-        lines.append(f"{outs[0]} = np.ascontiguousarray({result}.reshape({moved_shape})"
-                     f".transpose({tuple_text([str(j) for j in back])}))")
+        moved_view = f"{result}.reshape({moved_shape})"
+        lines.append(f"{outs[0]} = np.ascontiguousarray({transposed(moved_view, back)})")
         return lines
     return lower
 
