@@ -14,7 +14,7 @@ def put(dst, src):
     dst[...] = src
 
 
-@overload(put, inline="always")  # (typed in its caller: no compile of its own)
+@overload(put)
 def _put(dst, src):
     if isinstance(dst, types.Array):
         return _put_loops(dst.ndim, isinstance(src, types.Array))

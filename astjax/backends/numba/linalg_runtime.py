@@ -4,7 +4,7 @@ Cholesky, QR, eigh and SVD call LAPACK through Numba's NumPy support; the triang
 and the LU factorisation (which Numba's NumPy does not expose) are loops here, with LAPACK's
 conventions: no error on a zero pivot or a singular triangle (inf/nan flow on), and the
 permutation is the one getrf's row swaps make. Rows are copied through `put`, never Numba's
-slice assignment (see runtime.put).
+slice assignment (see copy_runtime.put).
 """
 import numba
 import numpy as np

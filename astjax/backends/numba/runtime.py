@@ -6,7 +6,6 @@ each output with the dtype its aval says; helpers only fill it, so they never ch
 NaN propagates through max/min as in NumPy.
 """
 
-
 import numba
 import numpy as np
 from llvmlite import ir
