@@ -1,5 +1,5 @@
-"""The allocations generated kernels call (rt.empty, rt.full, rt.zeros) and the gather's
-index clip, lowered straight to IR: the same results as NumPy (and as their own Python
+"""The allocations generated kernels call (rt.empty, rt.full, rt.zeros), the gather's index
+clip and rt.transposed, lowered straight to IR: the same results as NumPy (and as their own Python
 versions, which a generated module runs unjitted), compiled without Numba's overloads."""
 import numba
 import numpy as np
@@ -142,3 +142,25 @@ def test_a_matrix_a_loop_reads_at_every_step_is_aligned_on_entry():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
     assert "= rt.aligned(x)" in f.source and "= rt.aligned(y)" in f.source
     assert "rt.aligned(w)" not in f.source  # (the carry: read once, then replaced)
+
+
+@numba.njit
+def _transposes(x):
+    return (np.ascontiguousarray(rt.transposed(x, (2, 0, 1))), rt.transposed(x, (0, 2, 1)),
+            rt.transposed(x[:, ::2], (1, 2, 0)).copy(), rt.transposed(x, (0, 1, 2))[1, 2, 3])
+
+
+@pytest.mark.parametrize("writable", [True, False])
+def test_transposed_views_match_numpy(writable):
+    """rt.transposed is NumPy's transpose(axes): a view of the same memory, strided and
+    read-only arrays too."""
+    x = np.arange(2 * 5 * 4, dtype=np.float64).reshape(2, 5, 4)
+    x.flags.writeable = writable
+    moved, view, strided, element = _transposes(x)
+    np.testing.assert_array_equal(moved, x.transpose(2, 0, 1))
+    assert moved.flags.c_contiguous
+    np.testing.assert_array_equal(view, x.transpose(0, 2, 1))
+    assert np.shares_memory(view, x) and view.strides == x.transpose(0, 2, 1).strides
+    np.testing.assert_array_equal(strided, x[:, ::2].transpose(1, 2, 0))
+    assert element == x[1, 2, 3]
+    np.testing.assert_array_equal(alloc.transposed(x, (1, 0, 2)), x.transpose(1, 0, 2))
