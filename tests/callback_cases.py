@@ -103,6 +103,14 @@ def raising(x):
     return jax.pure_callback(fail, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
 
+def raising_on_negatives(x):
+    def checked(v):
+        if np.any(v < 0):
+            raise ValueError("the host function refused a negative")
+        return v * 2.0
+    return jax.pure_callback(checked, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+
 def prints_a_literal(x):
     jax.debug.print("x={} k={}", x, 1.5)
     return x * 2.0

@@ -162,6 +162,17 @@ def test_the_host_functions_exception_is_raised_once_without_dropping_a_tier():
                 f(np.ones(3))
 
 
+@pytest.mark.parametrize("backend", ["xla", "auto"])
+def test_a_host_functions_later_exception_is_its_own(backend):
+    """Calls that succeeded before do not turn a later host error into XLA's (the repeat
+    calls' short path is only for modules without host calls)."""
+    f = astjax.jit(cases.raising_on_negatives, backend=backend)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(np.ones(3)), np.full(3, 2.0))
+    with pytest.raises(ValueError, match="refused a negative"):
+        f(-np.ones(3))
+
+
 def test_numba_cannot_hold_a_host_function_and_auto_keeps_it_off():
     with pytest.raises(AstjaxError, match="cannot run in a Numba kernel"):
         astjax.jit(cases.bessel_sum, backend="numba")(X)

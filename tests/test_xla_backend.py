@@ -79,6 +79,15 @@ def test_tape_longer_than_first_buffer_is_rerun_with_room():
         np.testing.assert_allclose(grad(0.3, n), want(0.3, n), rtol=1e-12)
 
 
+def test_a_later_call_whose_tape_is_longer_is_rerun_with_room():
+    """One executable for every x: a call that loops longer than the first buffer (64 trips)
+    still reruns with room, after short calls went through the repeat calls' short path."""
+    grad = astjax.jit(astjax.grad(programs.halvings), backend="xla")
+    want = astjax.jit(astjax.grad(programs.halvings), backend="numpy")
+    for x in (3.0, 5.0, 2.0 ** 200, 2.0 ** 600, 7.0):
+        np.testing.assert_allclose(grad(x), want(x), rtol=1e-12)
+
+
 def test_debug_print_prints_when_reached(capsys):
     out = astjax.jit(programs.printing, backend="xla")(np.arange(3.0))
     np.testing.assert_array_equal(out, [0.0, 2.0, 4.0])

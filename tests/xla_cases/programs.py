@@ -19,6 +19,12 @@ def many_steps(x, n):
     return x
 
 
+def halvings(x):  # about log2(x) trips: the tape's length depends on x
+    while x > 1.0:
+        x = jnp.sin(x) * 0.1 + x * 0.5
+    return x * x
+
+
 def printing(x):
     astjax.debug.print("x is {}", x)
     return x * 2
