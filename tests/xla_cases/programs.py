@@ -19,12 +19,6 @@ def many_steps(x, n):
     return x
 
 
-def halvings(x):  # about log2(x) trips: the tape's length depends on x
-    while x > 1.0:
-        x = jnp.sin(x) * 0.1 + x * 0.5
-    return x * x
-
-
 def printing(x):
     astjax.debug.print("x is {}", x)
     return x * 2
@@ -95,3 +89,9 @@ def sampled_image_grid(key, logits):
     """JAX's mnist_vae example's image grid: random bits cut into many slices."""
     images = iter(astjax.random.bernoulli(key, astjax.nn.sigmoid(logits)).reshape((-1, 4, 4)))
     return jnp.vstack([jnp.hstack([next(images).T for _ in range(4)]) for _ in range(4)])
+
+
+def halvings(x):  # about log2(x) trips: the tape's length depends on x
+    while x > 1.0:
+        x = jnp.sin(x) * 0.1 + x * 0.5
+    return x * x
