@@ -98,16 +98,20 @@ def _twiddle(size, axis, rank, sign, like):
     """exp(sign i pi k / 2N) for k along `axis`, in the complex dtype of `like` (computed in
     the function: the size may be symbolic)."""
     real = jnp.result_type(like)
-    k = jnp.arange(size, dtype=real) * (sign * 0.5 * np.pi) / size
-    angle = jnp.reshape(k, [-1 if a == axis else 1 for a in range(rank)])
+    angle = _on_axis(jnp.arange(size, dtype=real) * (sign * 0.5 * np.pi) / size, axis, rank)
     return jnp.cos(angle) + 1j * jnp.sin(angle)
 
 
 def _ortho(y, axis, size, inverse=False):
-    first = jnp.reshape(jnp.arange(size) == 0, [-1 if a == axis else 1 for a in range(jnp.ndim(y))])
+    first = _on_axis(jnp.arange(size) == 0, axis, jnp.ndim(y))
     # sqrt(1 / 4N) for the first, sqrt(1 / 2N) for the others
     scale = jnp.where(first, np.sqrt(0.5), 1.0) / jnp.sqrt(jnp.asarray(2 * size, jnp.result_type(y)))
     return y / scale if inverse else y * scale
+
+
+def _on_axis(v, axis, rank):
+    """The vector v laid along `axis` of an array of `rank` axes (length 1 on the others)."""
+    return jnp.reshape(v, [-1 if a == axis else 1 for a in range(rank)])
 
 
 def _interleaved(evens, odds, axis, size):

@@ -139,16 +139,18 @@ class Tiered:
     def _worth_it(self) -> bool:
         """Whether the kernel's compile is short, or the function has run as long (see
         LONG_COMPILE_S); said once on the log when it waits."""
-        if self._compile_estimate is None:
+        first_asked = self._compile_estimate is None
+        if first_asked:
             try:
                 self._compile_estimate = estimate.numba_compile_seconds(self.func)
             except Exception:  # (a guess that failed decides nothing: compile)
                 self._compile_estimate = 0.0
-            if self._compile_estimate > max(LONG_COMPILE_S, self.seconds):
-                log.info("%s: its Numba kernel (~%.2g s to compile) waits until the function "
-                         "has run as long (%.3g s so far)", self.name, self._compile_estimate,
-                         self.seconds)
-        return self._compile_estimate <= max(LONG_COMPILE_S, self.seconds)
+        worth = self._compile_estimate <= max(LONG_COMPILE_S, self.seconds)
+        if first_asked and not worth:
+            log.info("%s: its Numba kernel (~%.2g s to compile) waits until the function "
+                     "has run as long (%.3g s so far)", self.name, self._compile_estimate,
+                     self.seconds)
+        return worth
 
     def _first_call(self, args):
         if self.first == "xla" and _FORKED:  # jaxlib's threads did not come along

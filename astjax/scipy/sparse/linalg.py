@@ -14,6 +14,7 @@ from astjax import lax
 from astjax.tree_util import tree_leaves, tree_map, tree_structure
 
 _dot = functools.partial(jnp.dot, precision=lax.Precision.HIGHEST)
+_vdot_leaves = functools.partial(jnp.vdot, precision=lax.Precision.HIGHEST)
 
 
 def cg(A, b, x0=None, *, tol=1e-5, atol=0.0, maxiter=None, M=None):
@@ -59,16 +60,15 @@ def _matvec(A):
 def _vdot_real(x, y):
     """The real part of <x, y> over every leaf."""
     def part(a, b):
-        out = jnp.vdot(jnp.real(a), jnp.real(b), precision=lax.Precision.HIGHEST)
+        out = _vdot_leaves(jnp.real(a), jnp.real(b))
         if jnp.iscomplexobj(a) or jnp.iscomplexobj(b):
-            out = out + jnp.vdot(jnp.imag(a), jnp.imag(b), precision=lax.Precision.HIGHEST)
+            out = out + _vdot_leaves(jnp.imag(a), jnp.imag(b))
         return out
     return sum(tree_leaves(tree_map(part, x, y)))
 
 
 def _vdot(x, y):
-    return sum(tree_leaves(tree_map(
-        functools.partial(jnp.vdot, precision=lax.Precision.HIGHEST), x, y)))
+    return sum(tree_leaves(tree_map(_vdot_leaves, x, y)))
 
 
 def _scaled(scalar, tree):
