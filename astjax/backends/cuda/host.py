@@ -6,6 +6,9 @@ from numba import cuda
 
 from .kernels import (ADD, MAX, MIN, MUL, SET, argmax_rows, argmin_rows,  # noqa: F401
                       argsort_rows, batched_dot, cumulative, dot, scatter, sort_rows)
+# (the Numba runtime's own Python versions, run here on the host)
+from ..numba.alloc_runtime import clip_index, transposed  # noqa: F401
+from ..numba.copy_runtime import put  # noqa: F401
 
 radd = np.add
 rmul = np.multiply
@@ -24,22 +27,6 @@ logaddexp, pow = np.logaddexp, np.power  # noqa: A001
 
 def logistic(x):
     return 1 / (1 + np.exp(-x))
-
-
-def clip_index(i, size):
-    if i < 0:
-        i += size
-    return min(max(i, 0), max(size - 1, 0))
-
-
-def transposed(x, axes):
-    """x.transpose(axes) (the Numba runtime's view, lowered to IR there)."""
-    return x.transpose(axes)
-
-
-def put(dst, src):
-    """dst[...] = src (the Numba runtime's copy of a row or window)."""
-    dst[...] = src
 
 
 def room_for(tape, k):
