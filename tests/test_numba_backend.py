@@ -16,6 +16,7 @@ import astjax.numpy as jnp
 import numba_cases
 from astjax.errors import TransformError
 from corpus import by_name
+from generated_source import with_pranges
 
 # A representative slice of the shared corpus (all of it passes, but compiling all of it twice
 # over would take minutes): (case name, dtype).
@@ -139,7 +140,7 @@ def test_guarded_reads_leave_the_interior_of_their_loop_unguarded(compiled):
     their padded reads, the interior (run in blocks on threads) reads without them, and the
     interior loop vectorises."""
     *_, fn = compiled("smoothed_parallel")
-    source = fn.source
+    source = with_pranges(fn.source)
     interior = source.split("numba.prange(")[1].split("\n    for ")[0]
     assert " if " not in interior and "x[i - 1]" in interior, source
     assert source.count(" if 0 <= ") == 4, source  # (two reads, in each of the two edges)
@@ -188,7 +189,8 @@ def test_fused_chain_reads_like_the_source(compiled):
     assert re.search(r"# numba_cases.py:\d+  y = jnp.tanh\(x\)", source)
     assert "parallel=True" not in source  # 1000 elements: a plain range loop
     *_, big = compiled("chain_f32_parallel")
-    assert "numba.prange(" in big.source and "parallel=True" in big.source
+    assert "rt.parallel(" in big.source and "parallel=True" not in big.source  # (no parfors)
+    assert "numba.prange(" in with_pranges(big.source)
 
 
 def _shift_relu(x, b):
@@ -205,9 +207,9 @@ def test_a_memory_bound_nest_goes_parallel_only_when_large():
     work of that size, or arithmetic over 4x as many elements, runs in parallel."""
     b = np.zeros(512, np.float32)
     small, large = np.ones((256, 512), np.float32), np.ones((1024, 512), np.float32)
-    assert "prange" not in astjax.make_source(_shift_relu, small, b, backend="numba")
-    assert "numba.prange(" in astjax.make_source(_shift_tanh, small, b, backend="numba")
-    assert "numba.prange(" in astjax.make_source(_shift_relu, large, b, backend="numba")
+    assert "parallel" not in astjax.make_source(_shift_relu, small, b, backend="numba")
+    assert "rt.parallel(" in astjax.make_source(_shift_tanh, small, b, backend="numba")
+    assert "rt.parallel(" in astjax.make_source(_shift_relu, large, b, backend="numba")
 
 
 def _top_level_loops(source: str) -> list:
@@ -248,7 +250,7 @@ def test_matrix_vector_product_joins_the_pass_that_rereads_its_matrix(compiled):
     """Per-example gradients: x @ w and the outer product that reads x again become one
     parallel loop over x's rows, x read in memory order, no BLAS call."""
     *_, fn = compiled("per_example_grads")
-    source = fn.source
+    source = with_pranges(fn.source)
     assert not _calls_blas(source), source
     loops = _top_level_loops(source)
     assert len(loops) == 1 and "numba.prange" in loops[0], source
@@ -267,16 +269,17 @@ def test_a_nest_accumulating_per_first_loop_index_runs_in_parallel(compiled):
     loop over i is parallel (its accumulator's slots are apart). The sum over i into slots of
     j runs in parallel too, each block of i adding into partial sums of its own."""
     *_, fn = compiled("grad_nbody_parallel")
-    loops = [line.strip() for line in fn.source.splitlines() if line.startswith("    for ")]
-    assert loops[0].startswith("for i in numba.prange("), fn.source
-    assert "for chunk in numba.prange(8):" in loops, fn.source
+    source = with_pranges(fn.source)
+    loops = [line.strip() for line in source.splitlines() if line.startswith("    for ")]
+    assert loops[0].startswith("for i in numba.prange("), source
+    assert "for chunk in numba.prange(8):" in loops, source
 
 
 def test_a_sum_down_columns_runs_in_blocks_with_partial_sums(compiled):
     """A sum along the first loop (a bias's gradient): CHUNKS blocks of rows in parallel,
     each into its own row of partial sums, added after the loop."""
     *_, fn = compiled("column_sums")
-    source = fn.source
+    source = with_pranges(fn.source)
     assert "for chunk in numba.prange(8):" in source, source
     assert re.search(r"_acc\[chunk, j\w*\] = rt\.radd\(", source), source
     assert "for c in range(1, 8):" in source and ".sum(axis=0)" not in source, source
@@ -284,8 +287,9 @@ def test_a_sum_down_columns_runs_in_blocks_with_partial_sums(compiled):
 
 def test_partial_sums_over_two_kept_axes_are_combined_and_reshaped(compiled):
     *_, fn = compiled("slab_sums")
-    assert "for chunk in numba.prange(8):" in fn.source, fn.source
-    assert re.search(r"_acc_flat = \w+_acc\.reshape\(\(8, ", fn.source), fn.source
+    source = with_pranges(fn.source)
+    assert "for chunk in numba.prange(8):" in source, source
+    assert re.search(r"_acc_flat = \w+_acc\.reshape\(\(8, ", source), source
 
 
 def test_a_batched_while_loops_test_stops_at_its_first_running_lane(compiled):
@@ -300,7 +304,7 @@ def test_a_batched_while_loop_runs_to_the_end_on_one_block_of_lanes_at_a_time(co
     """vmap of a while loop: a parallel loop over blocks of lanes holds the whole while loop,
     whose nests over the block's rows are serial (no prange inside)."""
     *_, fn = compiled(name)
-    source = fn.source
+    source = with_pranges(fn.source)
     head = re.search(r"\n( *)for block\w* in numba\.prange\(-\(-\w+ // 4096\)\):", source)
     assert head, source
     inside = _loop_body(source, head.group(0).strip())

@@ -208,7 +208,7 @@ def test_a_large_product_runs_on_blas_threads_only_in_a_kernel_without_parallel_
     got = wide(x, w, z)
     np.testing.assert_allclose(got[0], np.tanh(x.astype(np.float64) @ w), atol=1e-4)
     np.testing.assert_allclose(got[1], np.sin(z.astype(np.float64)) * 2.0, atol=1e-5)
-    assert "prange" in wide.source and "blas_threads = np.bool_(False)" in wide.source
+    assert "rt.parallel(" in wide.source and "blas_threads = np.bool_(False)" in wide.source
     out = np.full((2, 3, 4), np.nan, np.float32)
     batched_dot(np.ones((2, 3, 0), np.float32), np.ones((2, 0, 4), np.float32), out,
                 False, False)

@@ -15,6 +15,7 @@ from .emit import (EMIT, FOLD, INLINE, LOWER, MODULE_NAMES, VIEW, _comment, cast
 from .scalars import COSTLY as E_COSTLY
 from .blas_runtime import THREADED
 from .nest import REDUCERS, Nest, alias_map, unrolled_reduction
+from .outline import outline
 from .values import Array, Unrolled, Value, View, all_indices, is_small, is_static, text
 
 
@@ -43,11 +44,16 @@ class ModuleEmitter:
         body = "\n".join(block.prologue + block.lines)
         block.prologue[:0] = [line for line in sizes  # only the sizes the code reads
                               if re.search(rf"\b{line.split(' = ')[0]}\b", body)]
-        flags = ", parallel=True" if fn.parallel else ""
+        lines, loops = block.prologue + block.lines, []
+        outlined = outline(lines, params, self.names.fresh) if fn.parallel else None
+        if outlined is not None:  # (its parallel loops run through rt.parallel: no parfors)
+            lines, loops = outlined
+        flags = ", parallel=True" if fn.parallel and outlined is None else ""
         self.blocks.append(self._blas_threads_line(fn)
                            + [f"@numba.njit(cache=True, error_model='numpy'{flags})",
                               f"def {self.top_name}({', '.join(params)}):"]
-                           + ["    " + line for line in block.prologue + block.lines])
+                           + ["    " + line for line in lines])
+        self.blocks += loops
         return self.top_name
 
     def blas_threads(self) -> str:

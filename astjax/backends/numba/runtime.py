@@ -15,6 +15,7 @@ from numba.extending import intrinsic
 from .. import vecmath
 from .alloc_runtime import ALIGN, clip_index, empty, full, transposed, zeros  # noqa: F401  (generated code's)
 from .copy_runtime import put  # noqa: F401  (generated code's)
+from .parallel_runtime import parallel  # noqa: F401  (generated code's)
 
 njit = numba.njit(cache=True, error_model="numpy")
 
