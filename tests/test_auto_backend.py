@@ -338,7 +338,49 @@ def _rewrite(path, rec):
         json.dump(rec, f)
 
 
+def test_a_choice_timed_beside_a_compile_is_timed_again_once_it_ends(hot_at_once, own_cache,
+                                                                   monkeypatch, caplog):
+    """While a kernel compiles on the machine the timings are not the machine's own: the
+    choice holds until the compile ends, then the tiers are timed again; the record says it
+    was contended until then (a new process would time it again)."""
+    caplog.set_level("INFO", logger="astjax")
+    busy = [True]
+    monkeypatch.setattr(tiered, "compiling_now", lambda folder: busy[0])
+    monkeypatch.setattr(tiered, "RETIME_POLL_S", 0.0)
+    astjax.clear_caches()
+    q = np.linspace(0.0, 2.0, 21).reshape(7, 3)
+    g = astjax.jit(astjax.grad(total_energy), backend="auto")
+    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
+    tier = settle(g, (q,), expected)
+    assert tier._retime_at is not None and tier.settled is None
+    assert "beside a compile: timed again once it ends" in caplog.text, caplog.text
+    assert record.read(tier.record_key)["contended"] is True
+    for _ in range(5):  # (still compiling: it stays on its choice)
+        np.testing.assert_allclose(g(q), expected, rtol=1e-9, atol=1e-12)
+    assert tier.stage == "settled" and "timing again" not in caplog.text
+    busy[0] = False
+    np.testing.assert_allclose(g(q), expected, rtol=1e-9, atol=1e-12)
+    assert "the compiles it was timed beside have ended: timing again" in caplog.text
+    tier = settle(g, (q,), expected)
+    assert tier._retime_at is None and "contended" not in record.read(tier.record_key)
+
+
+def test_a_held_compile_slot_is_seen(tmp_path):
+    import fcntl
+    from astjax.backends.auto.background import compiling_now
+    assert not compiling_now(str(tmp_path))  # (no slot files: nothing compiles)
+    slot_path = tmp_path / "compile-slot.0"
+    slot_path.write_text("")
+    assert not compiling_now(str(tmp_path))
+    with open(slot_path, "a") as slot:
+        fcntl.flock(slot, fcntl.LOCK_EX)
+        assert compiling_now(str(tmp_path))
+    assert not compiling_now(str(tmp_path))
+
+
 def test_a_close_call_is_not_decisive():
+    assert not record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 3.0,
+                                "contended": True})
     assert record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.2})
     assert not record.decisive({"winner": "numba", "numba_s": 1.0, "xla_s": 1.05})
     assert not record.decisive({"winner": "xla", "numba_s": 1.05, "xla_s": 1.0})

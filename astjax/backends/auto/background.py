@@ -16,6 +16,7 @@ the others queued meanwhile, while they wait for it.
 """
 import atexit
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -155,6 +156,27 @@ class Job:
         with open(self.lock_path, "w", encoding="utf-8") as f:
             f.write(str(process.pid))  # the lock now names the process compiling
         _RUNNING.append(process)
+
+
+def compiling_now(folder: str) -> bool:
+    """Whether a process holds one of the compile slots in `folder` (a kernel compiles on
+    this machine now, for this process or another): timings taken meanwhile are not the
+    machine's own (see tiered.py)."""
+    try:
+        import fcntl
+    except ImportError:  # (no advisory locks: no slots to look at)
+        return False
+    for path in glob.glob(os.path.join(glob.escape(folder), "compile-slot.*")):
+        try:
+            with open(path, "a") as slot:
+                try:
+                    fcntl.flock(slot, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return True
+                # (taken for an instant; closing the file releases it)
+        except OSError:
+            continue
+    return False
 
 
 # The compiling processes this one started, reaped when they end (never waited for).

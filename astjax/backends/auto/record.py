@@ -78,9 +78,12 @@ def read(record_key: str):
 
 
 def decisive(record: dict) -> bool:
-    """Whether the record's two timings (when it has them) are RETIME or further apart.  A
-    closer call may have been decided by whatever else ran on the machine while it was
-    timed, so the next process times it again (and rewrites the record)."""
+    """Whether the record's two timings (when it has them) are RETIME or further apart, and
+    were not taken beside a compile (`contended`).  A closer call may have been decided by
+    whatever else ran on the machine while it was timed, so the next process times it again
+    (and rewrites the record)."""
+    if record.get("contended"):
+        return False
     times = [t for name, t in record.items() if name.endswith("_s")
              and isinstance(t, (int, float)) and t > 0]
     return len(times) != 2 or max(times) >= RETIME * min(times)
