@@ -99,6 +99,28 @@ def test_scipy_special_is_imported_when_a_special_function_first_runs():
     assert absent == "False" and abs(float(value) - 0.5204998778130465) < 1e-12
 
 
+NARROW_FLOATS = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import astjax
+    import astjax.numpy as jnp
+    import astjax.backends.numba
+    print("ml_dtypes" in sys.modules)
+    print(np.dtype(jnp.bfloat16), jnp.finfo(jnp.bfloat16).eps, jnp.finfo(np.float32).bits)
+""")
+
+
+def test_a_process_without_xla_leaves_the_narrow_floats_out_until_asked_for():
+    """ml_dtypes' import is half a second (most of `import astjax`): a process on Numba (a
+    kernel's compile) never imports it; jnp.bfloat16 and its finfo still work, imported
+    then."""
+    env = dict(os.environ, ASTJAX_BACKEND="numba")
+    done = subprocess.run([sys.executable, "-c", NARROW_FLOATS], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "bfloat16", "0.0078125", "32"]
+
+
 def test_numba_version_is_read_without_parsing_package_metadata():
     assert record._numba_version() == importlib.metadata.version("numba")
 

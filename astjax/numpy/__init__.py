@@ -22,6 +22,7 @@ from ._creation import (arange, array, asarray, astype, empty, empty_like, eye, 
                         ones, ones_like, tri, tril, triu, zeros, zeros_like)
 from ._dtypes import *  # noqa: F401,F403
 from ._dtypes import dtype  # noqa: F401
+from . import _dtypes
 from ._elementwise import *  # noqa: F401,F403
 from ._elementwise import abs, divmod, pow, round  # noqa: F401  (shadow builtins, like NumPy)
 from ._elementwise import where as _elementwise_where
@@ -95,3 +96,10 @@ class ndarray(metaclass=_ArrayType):
 
 
 Array = ndarray
+
+
+def __getattr__(name: str):
+    """jnp.bfloat16, made when first asked for (see _dtypes._narrow_floats)."""
+    if name == "bfloat16":
+        return _dtypes.bfloat16
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -43,11 +43,26 @@ complex64, complex128 = _scalar_type("complex64", np.complex64), _scalar_type("c
                                                                               np.complex128)
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
 single, double, csingle, cdouble = float32, float64, complex64, complex128
-try:  # (JAX's dependency for its narrow floats: NumPy arrays of bfloat16 come from it)
-    import ml_dtypes as _ml_dtypes
-    bfloat16 = _scalar_type("bfloat16", _ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover
-    _ml_dtypes = None
+
+
+def _narrow_floats():
+    """ml_dtypes (JAX's dependency for its narrow floats: NumPy arrays of bfloat16 come from
+    it), or None. Imported when first asked for: its import takes half a second (ml_dtypes
+    0.7), most of `import astjax`, and a process that runs no XLA (a Numba kernel's compile,
+    a pinned backend) never needs it. Where XLA is the default, astjax.preload imports it."""
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover
+        return None
+    return ml_dtypes
+
+
+def __getattr__(name: str):
+    if name == "bfloat16" and _narrow_floats() is not None:
+        globals()["bfloat16"] = made = _scalar_type("bfloat16", _narrow_floats().bfloat16)
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 dtype = np.dtype
 
@@ -72,7 +87,19 @@ def _is_dtype_like(x) -> bool:
 
 
 can_cast = np.can_cast
-finfo = _ml_dtypes.finfo if _ml_dtypes is not None else np.finfo  # (bfloat16's too)
+
+
+def finfo(dtype):
+    """NumPy's finfo, and ml_dtypes' for its narrow floats (bfloat16, float8_*)."""
+    try:
+        return np.finfo(dtype)
+    except (TypeError, ValueError):
+        narrow = _narrow_floats()
+        if narrow is None:
+            raise
+        return narrow.finfo(np.dtype(getattr(dtype, "dtype", dtype)))
+
+
 iinfo = np.iinfo
 issubdtype = _jax_dtypes.issubdtype
 isdtype = getattr(np, "isdtype", None)
@@ -88,5 +115,5 @@ __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint3
            "complex_", "single", "double", "csingle", "cdouble", "bool", "dtype", "result_type",
            "promote_types", "can_cast",
            "finfo", "iinfo", "issubdtype", "isdtype", "generic", "number", "inexact", "floating",
-           "complexfloating", "integer", "signedinteger", "unsignedinteger"] + \
-    (["bfloat16"] if _ml_dtypes is not None else [])
+           "complexfloating", "integer", "signedinteger", "unsignedinteger"]
+# (bfloat16 too, from __getattr__: astjax.numpy's own __getattr__ hands it on)
