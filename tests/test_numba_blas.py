@@ -217,13 +217,19 @@ def test_a_large_product_runs_on_blas_threads_only_in_a_kernel_without_parallel_
 
 PRODUCT_IN_A_NEW_PROCESS = """
 import numpy as np, astjax, astjax.numpy as jnp
+from astjax.backends.numba import product_runtime as pr
 x = np.linspace(-1, 1, 3 * 64 * 64, dtype=np.float32).reshape(3, 64, 64)
+def plain(x):
+    return jnp.tanh(x) * 2.0
 def layer(x, w):
     return jnp.tanh(x @ w)
+np.testing.assert_allclose(astjax.jit(plain, backend="numba")(x), np.tanh(x) * 2.0, rtol=1e-6)
+assert pr.SOURCE is None  # (no product yet: the products' library is not read)
 f = astjax.jit(layer, backend="numba")
 got = np.asarray(f(x, x), np.float64)
 want = np.tanh(x.astype(np.float64) @ x.astype(np.float64))
 assert np.abs(got - want).max() < 1e-4, np.abs(got - want).max()
+assert pr.SOURCE in ("cache", "compiled")
 print("ok")
 """
 
@@ -233,7 +239,8 @@ def test_a_cached_kernel_with_a_product_runs_in_a_new_process(tmp_path):
     product). The first process compiles the kernel, the second loads it from the cache: a
     cached kernel does not record that the pool must be started before it runs (once, a new
     process called the unstarted pool's entry at address 0: a segfault), so the runtime
-    starts it when it is imported."""
+    starts it when it is imported. The products' library is registered only once a kernel
+    with a product is compiled or loaded (its reload hook)."""
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path / "generated"),
                NUMBA_CACHE_DIR=str(tmp_path / "machine_code"))
     program = tmp_path / "product.py"  # (astjax reads the function's source file)

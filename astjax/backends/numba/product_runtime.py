@@ -6,12 +6,12 @@ emitted into each kernel and compiled again with it: 0.3-0.6 s of mlp_value_and_
 compile of 1.9-2.5 s (five products). Here it is compiled once per dtype, as
 `astjax_product_float32` and `astjax_product_float64`, into a library whose machine code is
 kept in the cache folder, and `dot`/`batched_dot` in a kernel store the operands' fields and
-call the product by name, which LLVM resolves through the symbol registered when this module
-is imported (as it resolves gemm's table). The file's key covers what the code depends on:
-the generated kernels' fingerprint (the runtime's files, Numba's and llvmlite's versions),
-the machine Numba compiles for and whether Numba's thread pool started (without it, no call
-of the pool is compiled in). A file that cannot be read back is compiled again and
-replaced.
+call the product by name, which LLVM resolves through the symbol registered when a kernel
+first needs it (`registered`; as it resolves gemm's table). The file's key covers what the
+code depends on: the generated kernels' fingerprint (the runtime's files, Numba's and
+llvmlite's versions), the machine Numba compiles for and whether Numba's thread pool started
+(without it, no call of the pool is compiled in). A file that cannot be read back is
+compiled again and replaced.
 """
 import hashlib
 import os
@@ -99,15 +99,27 @@ def _register() -> str:
     return source
 
 
-# Registered on import: before any kernel with a product is compiled or loaded from the disk
-# cache (kernels reach `dot` through the runtime, which imports this module).
-SOURCE = _register()  # ("cache" or "compiled": tests/test_numba_blas.py)
+SOURCE = None  # where the registered products came from: "cache" or "compiled"
+
+
+def registered() -> str:
+    """The products' symbols registered (once a process), and where their code came from.
+    Called by a kernel's first product as it is compiled, and by Numba before it loads a
+    kernel with products from the disk cache (the kernel's reload hook): a process whose
+    kernels have none never reads or compiles the library (0.2 s of a new machine's first
+    compile)."""
+    global SOURCE
+    if SOURCE is None:
+        SOURCE = _register()
+    return SOURCE
 
 
 # ---------------------------------------------------------------- calls from kernels
 def _emit_product(context, builder, arrays, values, fa, fb, own_threads=None):
     """out[i] = op(a[i]) @ op(b[i]) for every batch i (2-D arrays: one): the operands'
     fields stored in a slot of the function and the compiled product called on them."""
+    registered()
+    context.active_code_library._reload_init.add(registered)
     intp = context.get_value_type(types.intp)
     operands = [operand(context, builder, t, v) for t, v in zip(arrays, values)]
     slots = _operand_slots(context, builder)
