@@ -351,6 +351,16 @@ def _losing(monkeypatch, tier_name: str) -> None:
     monkeypatch.setattr(tiered.Tiered, "_tuning_call", biased)
 
 
+def _settled_energy_gradient(bodies: int):
+    """(the auto-jitted gradient of total_energy, its argument, NumPy's result, its tier once
+    settled), in a Tiered of its own."""
+    astjax.clear_caches()
+    q = np.linspace(0.0, 2.0, 3 * bodies).reshape(bodies, 3)
+    g = astjax.jit(astjax.grad(total_energy), backend="auto")
+    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
+    return g, q, expected, settle(g, (q,), expected)
+
+
 def test_a_loss_of_numba_timed_beside_a_compile_is_timed_again_once_it_ends(
         hot_at_once, own_cache, monkeypatch, caplog):
     """While a kernel compiles on the machine the timings are not the machine's own: a
@@ -362,11 +372,7 @@ def test_a_loss_of_numba_timed_beside_a_compile_is_timed_again_once_it_ends(
     monkeypatch.setattr(tiered, "compiling_now", lambda folder: busy[0])
     monkeypatch.setattr(tiered, "RETIME_POLL_S", 0.0)
     _losing(monkeypatch, "numba")
-    astjax.clear_caches()
-    q = np.linspace(0.0, 2.0, 21).reshape(7, 3)
-    g = astjax.jit(astjax.grad(total_energy), backend="auto")
-    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
-    tier = settle(g, (q,), expected)
+    g, q, expected, tier = _settled_energy_gradient(7)
     assert tier.winner == "xla" and tier._retime_at is not None and tier.settled is None
     assert "beside a compile: timed again once it ends" in caplog.text, caplog.text
     assert record.read(tier.record_key)["contended"] is True
@@ -385,11 +391,7 @@ def test_a_win_of_numba_beside_a_compile_stands(hot_at_once, own_cache, monkeypa
     timed again."""
     monkeypatch.setattr(tiered, "compiling_now", lambda folder: True)
     _losing(monkeypatch, "first")
-    astjax.clear_caches()
-    q = np.linspace(0.0, 2.0, 24).reshape(8, 3)
-    g = astjax.jit(astjax.grad(total_energy), backend="auto")
-    expected = astjax.jit(astjax.grad(total_energy), backend="numpy")(q)
-    tier = settle(g, (q,), expected)
+    *_, tier = _settled_energy_gradient(8)
     assert tier.winner == "numba" and tier._retime_at is None
     assert "contended" not in record.read(tier.record_key)
 
