@@ -5,11 +5,11 @@ parfors (`parallel=True`: see parallel_runtime.py for what they cost to compile)
 turns each outermost one into a module-level function over a block of its positions,
 
     @numba.njit(error_model='numpy')
-    def softmax_rows(chunk_start, chunk_stop, x, div, x_dim0, x_dim1):
+    def chunk_loop(chunk_start, chunk_stop, x_dim1, x_dim0, x, div):
         for chunk in range(chunk_start, chunk_stop):
             ...the loop's body, as it was...
 
-and the loop into `rt.parallel(softmax_rows, n, (x, div, x_dim0, x_dim1))`. The function
+and the loop into `rt.parallel(chunk_loop, n, (x_dim1, x_dim0, x, div))`. The function
 takes every name the body reads that the kernel binds; what the body binds is its own. The
 emitter's parallel loops write only their own slots of arrays made before them and bind
 nothing that is read after them (parfors need that too); a loop that does is left to parfors.
@@ -118,33 +118,38 @@ class _Kernel:
         if any(name in read_elsewhere and not self.bound_outside(name, inside)
                for name in bound_in):
             raise _Unsuitable("the loop binds a name read after it")
-        taken, constants = [], []  # (in the order the body first reads them)
+        taken, constants = self._reads(names_in, var, inside)
+        name = self.fresh(f"{var}_loop")
+        head = lines[first]
+        indent = head[:len(head) - len(head.lstrip())]
+        count = ast.get_source_segment(self.source, loop.iter.args[0])
+        packed = ", ".join(taken) + ("," if len(taken) == 1 else "")
+        call = f"{indent}rt.parallel({name}, {count}, ({packed})){_comment(head)}"
+        used = {n.id for n in names_in} | {var}
+        start, stop = _free(f"{var}_start", used), _free(f"{var}_stop", used)
+        body = lines[first + 1:last + 1]
+        if var not in bound_in - {var} and any(
+                n.id == var for stmt in loop.body for n in _indices(stmt)):
+            unsigned = _free(f"{var}_at", used | {start, stop})
+            body = _indexing_by(unsigned, var, loop, lines)[first + 1:last + 1]
+            body.insert(0, f"{indent}    {unsigned} = np.uintp({var})  {UNSIGNED_WHY}")
+        function = [DECORATOR, f"def {name}({', '.join([start, stop] + taken)}):"] + \
+            [f"    {c} = {self.constants[c]}" for c in constants] + \
+            [f"    for {var} in range({start}, {stop}):{_comment(head)}"] + \
+            ["    " + line[len(indent):].replace(PRANGE + "(", "range(") for line in body]
+        return call, function
+
+    def _reads(self, names_in: list, var: str, inside: set) -> tuple:
+        """(the names the loop's body reads that the kernel binds, in the order it first reads
+        them: the function's parameters; those of them bound to a constant, which the function
+        computes again)."""
+        taken, constants = [], []
         for n in names_in:
             if not isinstance(n.ctx, ast.Load) or n.id == var or n.id in taken \
                     or n.id in constants or not self.bound_outside(n.id, inside):
                 continue
             (constants if n.id in self.constants else taken).append(n.id)
-        used = {n.id for n in names_in} | {var}
-        start, stop = _free(f"{var}_start", used), _free(f"{var}_stop", used)
-        name = self.fresh(f"{var}_loop")
-        head = lines[first]
-        indent = head[:len(head) - len(head.lstrip())]
-        count = ast.get_source_segment(self.source, loop.iter.args[0])
-        comment = _comment(head)
-        packed = ", ".join(taken) + ("," if len(taken) == 1 else "")
-        call = f"{indent}rt.parallel({name}, {count}, ({packed})){comment}"
-        body = lines[first + 1:last + 1]
-        unsigned = _free(f"{var}_at", used | {start, stop})
-        if var not in bound_in - {var} and any(
-                n.id == var for stmt in loop.body for n in _indices(stmt)):
-            body = _indexing_by(unsigned, var, loop, lines)[first + 1:last + 1]
-            body.insert(0, f"{indent}    {unsigned} = np.uintp({var})  {UNSIGNED_WHY}")
-        body = [line[len(indent):].replace(PRANGE + "(", "range(") for line in body]
-        function = [DECORATOR, f"def {name}({', '.join([start, stop] + taken)}):"] + \
-            [f"    {c} = {self.constants[c]}" for c in constants] + \
-            [f"    for {var} in range({start}, {stop}):{comment}"] + \
-            ["    " + line for line in body]
-        return call, function
+        return taken, constants
 
 
 def _indices(stmt):
