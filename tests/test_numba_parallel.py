@@ -55,6 +55,12 @@ def _refusing(n, out):
     return out
 
 
+def test_a_count_below_zero_runs_nothing():
+    seen, calls = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    _counted(-5, seen, calls)
+    assert not seen.any() and not calls.any()
+
+
 def test_what_the_body_raises_the_kernel_raises():
     with pytest.raises(ValueError, match="position five"):
         _refusing(1000, np.zeros(1000))

@@ -51,43 +51,50 @@ _wrappers = itertools.count()
 def _lower_parallel(context, builder, sig, args):
     from numba.core.typed_passes import _reload_parfors
     _reload_parfors()  # (Numba's threads, and the symbols below; a cached kernel's reload too)
-    library = context.active_code_library
-    library._reload_init.add(_reload_parfors)
+    context.active_code_library._reload_init.add(_reload_parfors)
     body_type, n_type, args_type = sig.args
     body = _compile_body(context, body_type.dispatcher.py_func,
                          (types.intp, types.intp) + tuple(args_type.types))
     data_type = ir.LiteralStructType([_I8P, _CODE, excinfo_ptr_t,
                                       context.get_value_type(args_type)])
     wrapper = _wrapper(context, builder.module, body, data_type, len(args_type.types))
-
-    intp = context.get_value_type(types.intp)
     data = cgutils.alloca_once(builder, data_type)
-    base = cgutils.alloca_once(builder, ir.IntType(8))
-    builder.store(base, _field(builder, data, 0))
     builder.store(_CODE(0), _field(builder, data, 1))
     builder.store(args[2], _field(builder, data, 3))
-    start = cgutils.alloca_once_value(builder, base)  # (one "array": positions, one byte each)
-    count = cgutils.alloca_once_value(builder, context.cast(builder, args[1], n_type, types.intp))
-    step = cgutils.alloca_once_value(builder, ir.Constant(intp, 1))
-    module = builder.module
-    threads = builder.call(cgutils.get_or_insert_function(
-        module, ir.FunctionType(ir.IntType(types.intp.bitwidth), []), "get_num_threads"), [])
-    launch = cgutils.get_or_insert_function(
-        module, ir.FunctionType(ir.VoidType(), [_I8P] * 5 + [intp] * 3), "numba_parallel_for")
-    pyapi = context.get_python_api(builder)
-    gil = pyapi.gil_ensure()
-    released = pyapi.save_thread()
-    builder.call(launch, [builder.bitcast(wrapper, _I8P)] +
-                 [builder.bitcast(p, _I8P) for p in (start, count, step, data)] +
-                 [ir.Constant(intp, 0), ir.Constant(intp, 1), threads])
-    pyapi.restore_thread(released)
-    pyapi.gil_release(gil)
+    n = context.cast(builder, args[1], n_type, types.intp)
+    _launch(context, builder, wrapper, data, builder.select(
+        builder.icmp_signed(">", n, n.type(0)), n, n.type(0)))  # (none below zero)
     code = builder.load(_field(builder, data, 1))
     with builder.if_then(builder.icmp_signed("!=", code, _CODE(0)), likely=False):
         status = context.call_conv._get_return_status(
             builder, code, builder.load(_field(builder, data, 2)))
         context.call_conv.return_status_propagate(builder, status)
     return context.get_dummy_value()
+
+
+def _launch(context, builder, wrapper, data, n) -> None:
+    """numba_parallel_for(wrapper) over n positions, with the GIL released, as parfors call
+    it: one "array" of positions one byte apart from a base (the data's first field), so
+    that a block's start is its pointer's distance from the base."""
+    intp = context.get_value_type(types.intp)
+    base = cgutils.alloca_once(builder, ir.IntType(8))
+    builder.store(base, _field(builder, data, 0))
+    positions = cgutils.alloca_once_value(builder, base)
+    count = cgutils.alloca_once_value(builder, n)
+    step = cgutils.alloca_once_value(builder, ir.Constant(intp, 1))
+    module = builder.module
+    threads = builder.call(cgutils.get_or_insert_function(
+        module, ir.FunctionType(ir.IntType(types.intp.bitwidth), []), "get_num_threads"), [])
+    run = cgutils.get_or_insert_function(
+        module, ir.FunctionType(ir.VoidType(), [_I8P] * 5 + [intp] * 3), "numba_parallel_for")
+    pyapi = context.get_python_api(builder)
+    gil = pyapi.gil_ensure()
+    released = pyapi.save_thread()
+    builder.call(run, [builder.bitcast(wrapper, _I8P)] +
+                 [builder.bitcast(p, _I8P) for p in (positions, count, step, data)] +
+                 [ir.Constant(intp, 0), ir.Constant(intp, 1), threads])
+    pyapi.restore_thread(released)
+    pyapi.gil_release(gil)
 
 
 def _compile_body(context, pyfunc, argtypes):
