@@ -53,11 +53,6 @@ COMPILED_PER_PRIMITIVE_S = 0.3e-6
 # XLA with LLVM's optimisation off (client.compile's `quick`): its elementwise work and loops
 # are this many times slower (measured 2.4-4.4x); its products are the same library calls
 QUICK_SLOWDOWN = 5
-# A while loop's trips, which nothing here knows, counted as this many (a Newton iteration or a
-# bisection runs tens): counted once, the shared bench's vmap_while_newton (50 trips over a
-# million lanes) was answered by the quick executable at 110 ms a call, against 9 ms
-# optimised, while the optimised compile took 0.14 s.
-WHILE_TRIPS = 50
 PRODUCT_INTENSITY = 8  # multiply-adds per element moved, below which a product is memory-bound
 # kinds whose NumPy implementations are slow or unbounded (a convolution in Python loops,
 # a factorisation, a sampler): never estimated, the function is compiled first
@@ -101,13 +96,13 @@ def compile_seconds(func: Func) -> float:
 
 def compiled_seconds(func: Func) -> float:
     """Seconds one call takes on XLA's optimised executable (a while loop's body counted
-    WHILE_TRIPS times)."""
+    once)."""
     return _compiled_seconds(func)[1]
 
 
 def quick_seconds(func: Func) -> float:
     """Seconds one call takes on XLA compiled with LLVM's optimisation off (a while loop's
-    body counted WHILE_TRIPS times: its trip count is not known)."""
+    body counted once: its trip count is not known)."""
     products, total = _compiled_seconds(func)
     return products + QUICK_SLOWDOWN * (total - products)
 
@@ -118,8 +113,7 @@ def _compiled_seconds(func: Func) -> tuple:
     for eqn in func.eqns:
         kind = PRIMITIVES[eqn.prim].kind if eqn.prim in PRIMITIVES else "custom"
         if any(True for _ in sub_funcs(eqn)):
-            times = eqn.params["length"] if eqn.prim == "scan" else \
-                WHILE_TRIPS if eqn.prim == "while_loop" else 1
+            times = eqn.params["length"] if eqn.prim == "scan" else 1
             times = times if isinstance(times, int) and times > 0 else 1
             for sub in sub_funcs(eqn):
                 p, t = _compiled_seconds(sub)
