@@ -58,8 +58,9 @@ def _narrow_floats():
 
 
 def __getattr__(name: str):
-    if name == "bfloat16" and _narrow_floats() is not None:
-        globals()["bfloat16"] = made = _scalar_type("bfloat16", _narrow_floats().bfloat16)
+    narrow = _narrow_floats() if name == "bfloat16" else None
+    if narrow is not None:
+        globals()["bfloat16"] = made = _scalar_type("bfloat16", narrow.bfloat16)
         return made
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

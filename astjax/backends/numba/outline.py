@@ -16,6 +16,8 @@ nothing that is read after them (parfors need that too); a loop that does is lef
 """
 import ast
 
+from astjax.core.printer import Namer
+
 PRANGE = "numba.prange"
 DECORATOR = "@numba.njit(error_model='numpy')"
 # A signed index may be negative (counting from the end), so Numba checks it on every access,
@@ -76,13 +78,17 @@ class _Kernel:
     """What outlining one kernel's loops needs to know of the whole kernel."""
 
     def __init__(self, source: str, tree, params: list, fresh):
-        self.source, self.tree = source, tree
-        self.names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(params)
+        self.source = source
+        every = [n for n in ast.walk(tree) if isinstance(n, ast.Name)]  # (one walk serves all)
+        self.names = {n.id for n in every} | set(params)
         self.params = set(params)
         self.binders: dict = {}  # name -> the nodes binding it (assignments, loop targets)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self.binders.setdefault(node.id, []).append(node)
+        self.reads = []  # the nodes reading a name
+        for n in every:
+            if isinstance(n.ctx, ast.Store):
+                self.binders.setdefault(n.id, []).append(n)
+            elif isinstance(n.ctx, ast.Load):
+                self.reads.append(n)
         self._fresh = fresh
         self.constants = {  # name -> its value, for names bound once, to a constant
             stmt.targets[0].id: ast.get_source_segment(source, stmt.value) for stmt in tree.body
@@ -113,8 +119,7 @@ class _Kernel:
         names_in = sorted((n for stmt in loop.body for n in ast.walk(stmt)
                            if isinstance(n, ast.Name)), key=lambda n: (n.lineno, n.col_offset))
         bound_in = {n.id for n in names_in if isinstance(n.ctx, ast.Store)} | {var}
-        read_elsewhere = {n.id for n in ast.walk(self.tree) if isinstance(n, ast.Name)
-                          and isinstance(n.ctx, ast.Load) and id(n) not in inside}
+        read_elsewhere = {n.id for n in self.reads if id(n) not in inside}
         if any(name in read_elsewhere and not self.bound_outside(name, inside)
                for name in bound_in):
             raise _Unsuitable("the loop binds a name read after it")
@@ -126,11 +131,12 @@ class _Kernel:
         packed = ", ".join(taken) + ("," if len(taken) == 1 else "")
         call = f"{indent}rt.parallel({name}, {count}, ({packed})){_comment(head)}"
         used = {n.id for n in names_in} | {var}
-        start, stop = _free(f"{var}_start", used), _free(f"{var}_stop", used)
+        local = Namer(used)  # (the loop function's own new names)
+        start, stop = local.fresh(f"{var}_start"), local.fresh(f"{var}_stop")
         body = lines[first + 1:last + 1]
         if var not in bound_in - {var} and any(
                 n.id == var for stmt in loop.body for n in _indices(stmt)):
-            unsigned = _free(f"{var}_at", used | {start, stop})
+            unsigned = local.fresh(f"{var}_at")
             body = _indexing_by(unsigned, var, loop, lines)[first + 1:last + 1]
             body.insert(0, f"{indent}    {unsigned} = np.uintp({var})  {UNSIGNED_WHY}")
         function = [DECORATOR, f"def {name}({', '.join([start, stop] + taken)}):"] + \
@@ -192,13 +198,6 @@ def _constant(node) -> bool:
         return ast.unparse(node.func).startswith("np.") and not node.keywords \
             and len(node.args) == 1 and _constant(node.args[0])
     return False
-
-
-def _free(base: str, used: set) -> str:
-    name, k = base, 1
-    while name in used:
-        name, k = f"{base}_{k}", k + 1
-    return name
 
 
 def _comment(line: str) -> str:
