@@ -693,11 +693,82 @@ def halvings(x):
     return lax.while_loop(lambda v: jnp.max(v) > 1.0, lambda v: v * 0.5, x)
 
 
-def test_a_heavy_first_call_compiles_xla_at_once(held_compile):
+@pytest.fixture
+def slow_trips(monkeypatch):
+    """A while loop's trips counted as so many that NumPy never answers a first call."""
+    from astjax.backends.auto import tiered
+    monkeypatch.setattr(tiered, "WHILE_TRIPS", 10 ** 9)
+
+
+def test_a_heavy_first_call_compiles_xla_at_once(held_compile, slow_trips):
     f = astjax.jit(halvings, backend="auto")
     x = np.array([3.0, 40.0, 0.5])
-    np.testing.assert_allclose(f(x), x / 64.0)  # a while loop: no estimate, compiled now
+    np.testing.assert_allclose(f(x), x / 64.0)  # (its trips estimated long: compiled now)
     assert len(f.last.call._xla) == 1 and not f.last.call._behind
+
+
+def quarterings(x):
+    return lax.while_loop(lambda v: jnp.max(v) > 1.0, lambda v: v * 0.25, x)
+
+
+def test_a_while_loop_of_quick_trips_is_answered_by_numpy_in_time(held_compile, caplog):
+    caplog.set_level("INFO", logger="astjax")
+    f = astjax.jit(quarterings, backend="auto")
+    x = np.array([3.0, 40.0, 0.5])
+    for _ in range(3):  # answered while the compile is held
+        np.testing.assert_allclose(f(x), x / 64.0)
+    tier = f.last.call
+    assert not tier._xla and tier._numpy is not None and tier._behind
+    assert "unless its while loops take longer than the compile" in caplog.text
+    held_compile.set()
+    tier.wait_behind(60)
+    np.testing.assert_allclose(f(x), x / 64.0)  # now on XLA
+    assert len(tier._xla) == 1 and "ran past" not in caplog.text
+
+
+def count_up(x):
+    return lax.while_loop(lambda v: v[0] < 300_000.0, lambda v: v + 1.0, x)
+
+
+def test_a_while_loop_running_past_its_budget_is_answered_by_xla(caplog):
+    caplog.set_level("INFO", logger="astjax")
+    f = astjax.jit(count_up, backend="auto")
+    x = np.array([0.0, 0.5])  # 300,000 trips: seconds on NumPy, a millisecond on XLA
+    np.testing.assert_array_equal(f(x), [300_000.0, 300_000.5])
+    tier = f.last.call
+    assert "unless its while loops take longer" in caplog.text
+    assert "count_up: numpy ran past" in caplog.text and "XLA answers" in caplog.text
+    assert len(tier._xla) == 1 and not tier._budget
+    np.testing.assert_array_equal(f(x + 1.0), [300_000.0, 300_000.5])
+
+
+def test_a_while_loop_given_no_thread_compiles_xla_once_past_its_budget(caplog, monkeypatch):
+    from astjax.backends.auto import tiered
+    caplog.set_level("INFO", logger="astjax")
+    busy = tiered._BEHIND_ONE_AT_A_TIME  # (another function's compile holds the thread)
+    assert busy.acquire(timeout=60)
+    try:
+        f = astjax.jit(count_up, backend="auto")
+        np.testing.assert_array_equal(f(np.array([7.0])), [300_000.0])
+    finally:
+        busy.release()
+    assert "numpy ran past" in caplog.text and "compiling it now" in caplog.text
+    assert len(f.last.call._xla) == 1
+
+
+def printed_count_up(x):
+    def step(v):
+        astjax.debug.print("at {}", v[0])
+        return v + 1.0
+    return lax.while_loop(lambda v: v[0] < 3.0, step, x)
+
+
+def test_a_while_loop_with_effects_is_not_given_a_budget(caplog, capfd):
+    caplog.set_level("INFO", logger="astjax")
+    f = astjax.jit(printed_count_up, backend="auto")
+    np.testing.assert_array_equal(f(np.array([0.0])), [3.0])  # (rerun, it would print twice)
+    assert "unless its while loops" not in caplog.text
+    assert capfd.readouterr().out.count("at ") == 3
 
 
 def two_searches(a, w):
@@ -721,7 +792,8 @@ def _two_searches_np(a, w):
     return h, d
 
 
-def test_a_long_compile_is_answered_by_a_quick_executable_meanwhile(held_compile, caplog):
+def test_a_long_compile_is_answered_by_a_quick_executable_meanwhile(held_compile, caplog,
+                                                                    slow_trips):
     caplog.set_level("INFO", logger="astjax")
     f = astjax.jit(two_searches, backend="auto")
     a, w = np.linspace(-2.0, 2.0, 24).reshape(4, 6), np.linspace(0.1, 0.9, 30).reshape(6, 5)
@@ -802,7 +874,7 @@ def test_an_executable_on_disk_is_loaded_at_once_not_compiled_behind():
     concrete = concretize(tier.func, size_env(tier.sources, ()))
     again = xla.compile_func(concrete, tier.origin)
     assert again.on_disk()  # the background compile stored it
-    assert not tier._light(again, concrete)  # so NumPy does not answer for it
+    assert not tier._light(again, concrete, (5, 3))  # so NumPy does not answer for it
 
 
 def test_the_estimates_follow_the_work():
@@ -880,12 +952,12 @@ def test_the_estimates_weigh_wide_elements_and_the_first_compiled_call(monkeypat
             return False
 
     # NumPy's call longer than the compile's share, shorter than the compile and call's
-    monkeypatch.setattr(estimate, "numpy_seconds", lambda func: 0.09)
+    monkeypatch.setattr(estimate, "numpy_seconds", lambda func, while_trips=None: 0.09)
     monkeypatch.setattr(estimate, "compile_seconds", lambda func: 0.1)
     monkeypatch.setattr(estimate, "compiled_seconds", lambda func: 0.05)
-    assert tier._light(NotOnDisk(), narrow)
+    assert tier._light(NotOnDisk(), narrow, ())
     monkeypatch.setattr(estimate, "compiled_seconds", lambda func: 0.0)
-    assert not tier._light(NotOnDisk(), narrow)
+    assert not tier._light(NotOnDisk(), narrow, ())
 
 
 def test_a_long_compile_waits_until_the_function_has_run_as_long(hot_at_once, own_cache,

@@ -712,3 +712,27 @@ def test_a_carried_value_that_changes_is_reported_at_its_assignment(fn, args, wh
     assert what in str(info.value)
     assert info.value.loc.line == first + at
     assert f"in the loop at line {first + loop}" in str(info.value)
+
+
+def test_a_while_loop_past_its_threads_deadline_raises_out_of_time():
+    import threading
+    from astjax.core.prims.control import OutOfTime, deadline, while_impl, while_taped_impl
+
+    def forever(body=lambda i: i + 1):
+        return while_impl(lambda i: True, body, 0)
+    with pytest.raises(OutOfTime), deadline(0.0):
+        forever()
+    with pytest.raises(OutOfTime), deadline(0.0):
+        while_taped_impl(lambda i: True, lambda i: i + 1, 0)
+    assert while_impl(lambda i: i < 5, lambda i: i + 1, 0) == 5  # (no deadline outside)
+    with deadline(60.0):
+        with pytest.raises(OutOfTime), deadline(0.0):
+            forever()
+        assert while_impl(lambda i: i < 5, lambda i: i + 1, 0) == 5  # (the outer one is back)
+        other = []
+        thread = threading.Thread(target=lambda: other.append(
+            while_impl(lambda i: i < 10_000, lambda i: i + 1, 0)))
+        with deadline(0.0):  # (another thread's loops keep no deadline of this one's)
+            thread.start()
+            thread.join()
+        assert other == [10_000]

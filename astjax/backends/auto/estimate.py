@@ -73,17 +73,17 @@ def numba_compile_seconds(func: Func) -> float:
     return NUMBA_PER_EQUATION_SQUARED_S * n * n
 
 
-def numpy_seconds(func: Func) -> float:
-    """Seconds one call takes on the NumPy tier (math.inf: no estimate, e.g. a while loop,
-    whose trip count nothing here knows), scipy.special's import included where the call
-    is the first to need it."""
+def numpy_seconds(func: Func, while_trips: int = None) -> float:
+    """Seconds one call takes on the NumPy tier, scipy.special's import included where the
+    call is the first to need it. A while loop's trip count nothing here knows: without
+    `while_trips` (how many trips to count each loop as) its cost is math.inf."""
     imports = SCIPY_IMPORT_S if "scipy.special" not in sys.modules and \
         FROM_SCIPY & set(_count(func, {})) else 0.0
-    return imports + _numpy_seconds(func)
+    return imports + _numpy_seconds(func, while_trips)
 
 
-def _numpy_seconds(func: Func) -> float:
-    return sum(_eqn_seconds(eqn) for eqn in func.eqns)
+def _numpy_seconds(func: Func, trips: int = None) -> float:
+    return sum(_eqn_seconds(eqn, trips) for eqn in func.eqns)
 
 
 def compile_seconds(func: Func) -> float:
@@ -137,13 +137,20 @@ def _count(func: Func, counts: dict) -> dict:
     return counts
 
 
-def _eqn_seconds(eqn) -> float:
+def _eqn_seconds(eqn, trips: int = None) -> float:
     prim = eqn.prim
     if prim == "scan":
-        return PER_PRIMITIVE_S + eqn.params["length"] * _numpy_seconds(eqn.params["body"])
+        length = eqn.params["length"]
+        if isinstance(length, (int, np.integer)) and length < 0:  # (a tape's: a while's trips)
+            length = trips if trips is not None else math.inf
+        return PER_PRIMITIVE_S + length * _numpy_seconds(eqn.params["body"], trips)
     if prim in ("cond", "switch"):
-        return PER_PRIMITIVE_S + max((_numpy_seconds(b) for b in sub_funcs(eqn)), default=0.0)
-    if prim == "while_loop" or any(True for _ in sub_funcs(eqn)):
+        return PER_PRIMITIVE_S + max((_numpy_seconds(b, trips) for b in sub_funcs(eqn)),
+                                     default=0.0)
+    if prim in ("while_loop", "while_loop_taped") and trips is not None:
+        trip = sum(_numpy_seconds(f, trips) for f in (eqn.params["cond"], eqn.params["body"]))
+        return PER_PRIMITIVE_S + trips * trip
+    if prim in ("while_loop", "while_loop_taped") or any(True for _ in sub_funcs(eqn)):
         return math.inf
     kind = PRIMITIVES[prim].kind if prim in PRIMITIVES else "custom"
     if kind in UNESTIMATED:

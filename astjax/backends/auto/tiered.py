@@ -9,6 +9,7 @@ real call; calls go to each in turn, in timed runs) and `settled` (the winner ru
 a call whose sizes break a fact the kernel relies on still goes to the first tier).
 """
 import logging
+import math
 import os
 import threading
 import time
@@ -20,6 +21,7 @@ import numpy as np
 from astjax.core.concretize import concretize, size_env, size_sources, sizes_of
 from astjax.core.dims import Facts, current_facts, recording
 from astjax.core.ir import Func, sub_funcs
+from astjax.core.prims.control import OutOfTime, deadline
 from astjax.core.simplify import effectful
 
 from . import estimate, record
@@ -56,6 +58,9 @@ HOST_CALLS = ("pure_callback", "io_callback", "debug_callback")
 LIGHT_SHARE = 0.8
 QUICK_COMPILE_S = 0.15  # an XLA compile estimated this long is first answered by a quick one
 QUICK_SHARE = 0.5   # ...if the quick executable's call costs under this share of the compile
+# NumPy answers a function with while loops (under a deadline) if this many trips of each
+# would take it under LIGHT_SHARE of XLA's compile and first call
+WHILE_TRIPS = 4
 
 
 class Tiered:
@@ -72,6 +77,7 @@ class Tiered:
         self._behind_failed: dict = {}  # concrete sizes -> why that compile failed
         self._behind_lock = threading.Lock()
         self._quick: dict = {}     # concrete sizes -> unoptimised XLA answering meanwhile
+        self._budget: dict = {}    # concrete sizes -> seconds NumPy's while loops may take
         self._compiles = 0         # XLA compiles in a caller's thread (those calls: not timed)
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
@@ -188,7 +194,7 @@ class Tiered:
                     from astjax.backends import xla
                     concrete = concretize(self.func, size_env(self.sources, sizes))
                     call = xla.compile_func(concrete, self.origin)
-                    if self._light(call, concrete):
+                    if self._light(call, concrete, sizes):
                         self._waiting[sizes] = call
                     elif self._quick_first(call, concrete):
                         self._waiting[sizes] = call
@@ -215,23 +221,37 @@ class Tiered:
             self._drop("xla", error)
             self.first = "numpy"
             return self._numpy_tier()(*args)
+        if sizes in self._budget:  # (its loops may run out of time: XLA must be on its way)
+            self._compile_behind(sizes)
+            return self._numpy_in_time(sizes, args)
         try:  # (NumPy's errors are the call's: outside the try above)
             return self._numpy_tier()(*args)
         finally:  # after the answer: started before it, the compile slowed it
             self._compile_behind(sizes)
 
     # ------------------------------------------------------------ XLA behind a NumPy answer
-    def _light(self, call, concrete: Func) -> bool:
+    def _light(self, call, concrete: Func, sizes) -> bool:
         """Whether NumPy should answer while XLA compiles in a thread: one NumPy call is
         estimated to cost less than XLA's compile and first call, and the executable is not
-        on disk."""
+        on disk. Where a while loop's trips make the NumPy call's cost unknown, NumPy answers
+        if WHILE_TRIPS trips would be quick, under a deadline of XLA's compile and call
+        (`_budget`): past it, the call goes to XLA, compiling meanwhile."""
         try:
             numpy_s = estimate.numpy_seconds(concrete)
             xla_s = estimate.compile_seconds(concrete) + estimate.compiled_seconds(concrete)
+            budgeted = numpy_s == math.inf and not any(map(effectful, concrete.eqns))
+            if budgeted:
+                numpy_s = estimate.numpy_seconds(concrete, while_trips=WHILE_TRIPS)
         except Exception:  # (a rough guess that failed decides nothing: compile now)
             return False
         if self.pinned or numpy_s >= LIGHT_SHARE * xla_s or call.on_disk():
             return False
+        if budgeted:
+            self._budget[sizes] = xla_s
+            log.info("%s: numpy answers while XLA compiles in the background, unless its "
+                     "while loops take longer than the compile and a call on XLA (~%.2g s; "
+                     "%d trips ~%.2g s on numpy)", self.name, xla_s, WHILE_TRIPS, numpy_s)
+            return True
         log.info("%s: numpy answers while XLA compiles in the background (one call ~%.2g s "
                  "on numpy, the compile and a call on XLA ~%.2g s)", self.name, numpy_s, xla_s)
         return True
@@ -294,7 +314,36 @@ class Tiered:
             self._drop("xla", failed)
             self.first = "numpy"
         quick = self._quick.get(sizes)
-        return quick(*args) if quick is not None else self._numpy_tier()(*args)
+        if quick is not None:
+            return quick(*args)
+        if sizes in self._budget and not failed:
+            return self._numpy_in_time(sizes, args)
+        return self._numpy_tier()(*args)
+
+    def _numpy_in_time(self, sizes, args):
+        """NumPy's answer, unless its while loops run past the sizes' budget: then XLA's,
+        once its compile has ended (in the background, or here if none had started it)."""
+        budget = self._budget.get(sizes)
+        if budget is None:  # (another thread's call ran past it)
+            return self._first_call(args)
+        try:
+            with deadline(budget):
+                return self._numpy_tier()(*args)
+        except OutOfTime:
+            self._budget.pop(sizes, None)
+        start = time.perf_counter()
+        self.wait_behind()
+        with self._behind_lock:
+            waiting = self._waiting.pop(sizes, None)  # (another compile held the thread)
+        log.info("%s: numpy ran past %.2g s: XLA answers (%s)", self.name, budget,
+                 "compiling it now" if waiting is not None else
+                 f"waited {time.perf_counter() - start:.2g} s for its compile")
+        if waiting is not None:
+            with paused():
+                self._xla[sizes] = waiting
+                self._compiles += 1
+                return waiting(*args)
+        return self._first_call(args)  # (XLA's, or what a failed compile leaves: NumPy's)
 
     def wait_behind(self, timeout: float = None) -> None:
         """Wait for the XLA compiles this function started behind NumPy answers."""

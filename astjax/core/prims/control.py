@@ -9,6 +9,10 @@ running printed core form) takes those Python callables positionally:
     x, i = lax.while_loop(cond_5, body_5, x, i)
     c, ys = lax.scan(body_7, w, c, xs, num_consts=1, num_carry=1, length=10, reverse=False)
 """
+import contextlib
+import threading
+import time
+
 import numpy as np
 
 from ...errors import ControlFlowError
@@ -48,8 +52,35 @@ define("switch", switch_impl, _cond_abstract, multiple_results=True, kind="contr
 
 
 # ---------------------------------------------------------------- while_loop
+class OutOfTime(Exception):
+    """A while loop ran past the deadline its thread set (see `deadline`)."""
+
+
+_LOCAL = threading.local()
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """While loops run in this thread inside the block raise OutOfTime once `seconds` have
+    passed: a caller with another way to the answer (XLA, compiling meanwhile) gives up on an
+    interpreted loop whose trip count nothing knew in advance."""
+    outer = getattr(_LOCAL, "end", None)
+    _LOCAL.end = time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _LOCAL.end = outer
+
+
+def _keep_time() -> None:
+    end = getattr(_LOCAL, "end", None)
+    if end is not None and time.perf_counter() > end:
+        raise OutOfTime
+
+
 def while_impl(cond_fn, body_fn, *carry):
     while bool(cond_fn(*carry)):
+        _keep_time()
         carry = as_tuple(body_fn(*carry))
     return _unwrap(carry)
 
@@ -104,6 +135,7 @@ def while_taped_impl(cond_fn, body_fn, *carry):
     """The final carry, then per carry value the stack of its values at each iteration start."""
     tape = []
     while bool(cond_fn(*carry)):
+        _keep_time()
         tape.append(carry)
         carry = as_tuple(body_fn(*carry))
     stacks = [np.stack([np.asarray(c[i]) for c in tape]) if tape
