@@ -37,11 +37,18 @@ _ELEMENT = {"bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64":
 
 
 def element_type(dtype) -> str:
+    known = _ELEMENT_OF.get(dtype)  # (a dtype's `name` costs microseconds: asked per value)
+    if known is not None:
+        return known
     dtype = np.dtype(dtype)
     if dtype.name not in _ELEMENT:
         raise TransformError(f"the XLA backend has no element type for {dtype.name}",
                              hint="convert to a float, int, bool or complex dtype first")
+    _ELEMENT_OF[dtype] = _ELEMENT[dtype.name]
     return _ELEMENT[dtype.name]
+
+
+_ELEMENT_OF: dict = {}  # dtype -> its element type, as element_type found it
 
 
 def tensor_type(shape, dtype) -> str:
