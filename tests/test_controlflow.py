@@ -736,3 +736,9 @@ def test_a_while_loop_past_its_threads_deadline_raises_out_of_time():
             thread.start()
             thread.join()
         assert other == [10_000]
+    ended = threading.Event()
+    with deadline(until=ended):  # (no time limit: until the event is set)
+        assert while_impl(lambda i: i < 10_000, lambda i: i + 1, 0) == 10_000
+        ended.set()
+        with pytest.raises(OutOfTime):
+            forever()

@@ -78,6 +78,7 @@ class Tiered:
         self._behind_lock = threading.Lock()
         self._quick: dict = {}     # concrete sizes -> unoptimised XLA answering meanwhile
         self._budget: dict = {}    # concrete sizes -> seconds NumPy's while loops may take
+        self._compiled: dict = {}  # concrete sizes -> set when their compile behind has ended
         self._compiles = 0         # XLA compiles in a caller's thread (those calls: not timed)
         self._numpy = None
         self.numba = None          # the Numba tier's callable, once it agrees
@@ -234,8 +235,8 @@ class Tiered:
         """Whether NumPy should answer while XLA compiles in a thread: one NumPy call is
         estimated to cost less than XLA's compile and first call, and the executable is not
         on disk. Where a while loop's trips make the NumPy call's cost unknown, NumPy answers
-        if WHILE_TRIPS trips would be quick, under a deadline of XLA's compile and call
-        (`_budget`): past it, the call goes to XLA, compiling meanwhile."""
+        if WHILE_TRIPS trips would be quick, and gives up if XLA's compile, started beside
+        it, ends first (`_numpy_in_time`)."""
         try:
             numpy_s = estimate.numpy_seconds(concrete)
             xla_s = estimate.compile_seconds(concrete) + estimate.compiled_seconds(concrete)
@@ -249,8 +250,8 @@ class Tiered:
         if budgeted:
             self._budget[sizes] = xla_s
             log.info("%s: numpy answers while XLA compiles in the background, unless its "
-                     "while loops take longer than the compile and a call on XLA (~%.2g s; "
-                     "%d trips ~%.2g s on numpy)", self.name, xla_s, WHILE_TRIPS, numpy_s)
+                     "while loops outlast the compile (~%.2g s with a call; %d trips ~%.2g s "
+                     "on numpy)", self.name, xla_s, WHILE_TRIPS, numpy_s)
             return True
         log.info("%s: numpy answers while XLA compiles in the background (one call ~%.2g s "
                  "on numpy, the compile and a call on XLA ~%.2g s)", self.name, numpy_s, xla_s)
@@ -284,6 +285,7 @@ class Tiered:
             if call is None:  # (another thread started it)
                 _BEHIND_ONE_AT_A_TIME.release()
                 return
+            self._compiled[sizes] = threading.Event()
             self._behind[sizes] = thread = threading.Thread(
                 target=self._compile_in_thread, args=(sizes, call),
                 name=f"astjax XLA compile of {self.name}")
@@ -305,6 +307,9 @@ class Tiered:
                      time.perf_counter() - start)
         finally:
             self._behind.pop(sizes, None)
+            ended = self._compiled.pop(sizes, None)
+            if ended is not None:  # (a NumPy answer meanwhile stops: see _numpy_in_time)
+                ended.set()
             _BEHIND_ONE_AT_A_TIME.release()
 
     def _while_compiling(self, sizes, args):
@@ -321,13 +326,17 @@ class Tiered:
         return self._numpy_tier()(*args)
 
     def _numpy_in_time(self, sizes, args):
-        """NumPy's answer, unless its while loops run past the sizes' budget: then XLA's,
-        once its compile has ended (in the background, or here if none had started it)."""
+        """NumPy's answer, unless its while loops are still running when XLA's compile in the
+        background ends (or, where no thread could start it, past the sizes' budget): then
+        XLA's, once compiled (here, if no thread had started it)."""
         budget = self._budget.get(sizes)
         if budget is None:  # (another thread's call ran past it)
             return self._first_call(args)
+        compiled = self._compiled.get(sizes)
+        if compiled is None and (sizes in self._xla or sizes in self._behind_failed):
+            return self._first_call(args)  # (its compile has ended already)
         try:
-            with deadline(budget):
+            with deadline(budget) if compiled is None else deadline(until=compiled):
                 return self._numpy_tier()(*args)
         except OutOfTime:
             self._budget.pop(sizes, None)
@@ -335,7 +344,8 @@ class Tiered:
         self.wait_behind()
         with self._behind_lock:
             waiting = self._waiting.pop(sizes, None)  # (another compile held the thread)
-        log.info("%s: numpy ran past %.2g s: XLA answers (%s)", self.name, budget,
+        log.info("%s: its while loops ran on numpy %s: XLA answers (%s)", self.name,
+                 f"past {budget:.2g} s" if compiled is None else "until XLA was compiled",
                  "compiling it now" if waiting is not None else
                  f"waited {time.perf_counter() - start:.2g} s for its compile")
         if waiting is not None:

@@ -10,6 +10,7 @@ running printed core form) takes those Python callables positionally:
     c, ys = lax.scan(body_7, w, c, xs, num_consts=1, num_carry=1, length=10, reverse=False)
 """
 import contextlib
+import math
 import threading
 import time
 
@@ -53,29 +54,32 @@ define("switch", switch_impl, _cond_abstract, multiple_results=True, kind="contr
 
 # ---------------------------------------------------------------- while_loop
 class OutOfTime(Exception):
-    """A while loop ran past the deadline its thread set (see `deadline`)."""
+    """A while loop ran past the limit its thread set (see `deadline`)."""
 
 
 _LOCAL = threading.local()
 
 
 @contextlib.contextmanager
-def deadline(seconds: float):
-    """While loops run in this thread inside the block raise OutOfTime once `seconds` have
-    passed: a caller with another way to the answer (XLA, compiling meanwhile) gives up on an
-    interpreted loop whose trip count nothing knew in advance."""
-    outer = getattr(_LOCAL, "end", None)
-    _LOCAL.end = time.perf_counter() + seconds
+def deadline(seconds: float = math.inf, until: threading.Event = None):
+    """While loops run in this thread inside the block raise OutOfTime, at their next trip,
+    once `seconds` have passed or the event `until` is set: a caller with another way to the
+    answer (XLA, compiling meanwhile) gives up on an interpreted loop whose trip count
+    nothing knew in advance."""
+    outer = getattr(_LOCAL, "limit", None)
+    _LOCAL.limit = (time.perf_counter() + seconds, until)
     try:
         yield
     finally:
-        _LOCAL.end = outer
+        _LOCAL.limit = outer
 
 
 def _keep_time() -> None:
-    end = getattr(_LOCAL, "end", None)
-    if end is not None and time.perf_counter() > end:
-        raise OutOfTime
+    limit = getattr(_LOCAL, "limit", None)
+    if limit is not None:
+        end, until = limit
+        if time.perf_counter() > end or (until is not None and until.is_set()):
+            raise OutOfTime
 
 
 def while_impl(cond_fn, body_fn, *carry):
