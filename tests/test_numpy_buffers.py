@@ -124,3 +124,39 @@ def test_a_loop_body_reuses_its_own_values_not_its_carry():
     for _ in range(8):
         x = 0.5 * (x + a / x)
     np.testing.assert_allclose(got, x, rtol=1e-12)
+
+
+def test_numpys_huge_page_hint_is_off_inside_the_numpy_tier_and_restored_after():
+    import threading
+    from astjax.backends.numpy import _MADVISE, small_pages
+    if _MADVISE is None:
+        pytest.skip("this NumPy has no huge page hint")
+
+    def hint() -> bool:  # (NumPy's setter returns the setting it replaces)
+        now = _MADVISE(True)
+        _MADVISE(now)
+        return now
+    original = _MADVISE(True)
+    try:
+        entered, leave = threading.Barrier(2), threading.Event()
+        seen = []
+
+        def other():
+            with small_pages():
+                entered.wait()
+                leave.wait(10)
+            seen.append(hint())  # (the main thread's block is still open)
+        thread = threading.Thread(target=other)
+        thread.start()
+        with small_pages():
+            entered.wait()
+            assert hint() is False
+            leave.set()
+            thread.join(10)
+            assert seen == [False] and hint() is False
+        assert hint() is True  # (the last block to end restores it)
+        f = astjax.jit(lambda x: jnp.tanh(x) * 2.0, backend="auto")
+        f(np.ones(1 << 18))
+        assert hint() is True
+    finally:
+        _MADVISE(original)

@@ -369,7 +369,7 @@ class Tiered:
             call = reference.compile_func(self.func, self.origin)
 
             def quietly(*args):  # (XLA and Numba, the tiers it stands in for, never warn)
-                with np.errstate(all="ignore"):
+                with np.errstate(all="ignore"), reference.small_pages():
                     return call(*args)
             self._numpy = quietly
         return self._numpy

@@ -4,10 +4,14 @@ Every other backend is checked against this one. The module is a real file (so t
 and `inspect` show the generated lines); its `lax` is `numpy_runtime.lax`, a namespace holding
 each primitive's NumPy implementation from the table.
 """
+import contextlib
 import hashlib
 import importlib.util
 import os
 import sys
+import threading
+
+import numpy as np
 
 from astjax.core.files import cache_root, write_if_changed
 from astjax.core.ir import Func
@@ -45,3 +49,34 @@ def _load(path: str, name: str):
     spec.loader.exec_module(module)
     sys.modules[name] = module
     return module
+
+
+# NumPy asks the kernel for huge pages for every large array it allocates (madvise), and
+# where the kernel's defragmentation policy is "madvise" (Debian's default) a first touch of
+# such memory may compact memory then and there: chain_4M's first call on NumPy took
+# 0.12-0.38 s in 6 of 10 new processes on this project's VM, against 0.054-0.060 s in all 10
+# with the hint off. The tiers NumPy stands in for (XLA, Numba) allocate without the hint.
+_MADVISE = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
+                   "_set_madvise_hugepage", None)
+_pages_lock = threading.Lock()
+_small_pages_depth = [0, None]  # [blocks open, the setting to restore when the last ends]
+
+
+@contextlib.contextmanager
+def small_pages():
+    """NumPy allocates without asking for huge pages inside the block (in every thread: the
+    setting is NumPy's own; restored when the last such block of any thread ends)."""
+    if _MADVISE is None:
+        yield
+        return
+    with _pages_lock:
+        if _small_pages_depth[0] == 0:
+            _small_pages_depth[1] = _MADVISE(False)
+        _small_pages_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _pages_lock:
+            _small_pages_depth[0] -= 1
+            if _small_pages_depth[0] == 0:
+                _MADVISE(_small_pages_depth[1])
