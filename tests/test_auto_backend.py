@@ -743,6 +743,26 @@ def test_a_while_loop_outlasting_the_compile_is_answered_by_xla(caplog):
     np.testing.assert_array_equal(f(x + 1.0), [300_000.0, 300_000.5])
 
 
+def test_threads_calling_a_long_while_loop_at_once_all_get_its_answer():
+    import threading
+    f = astjax.jit(count_up, backend="auto")
+    results, errors = [], []
+
+    def call():
+        try:
+            results.append(np.asarray(f(np.array([1.0, 2.0]))))
+        except Exception as error:  # (reported below, not lost in the thread)
+            errors.append(error)
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors and len(results) == 4
+    for got in results:
+        np.testing.assert_array_equal(got, [300_000.0, 300_001.0])
+
+
 def test_a_while_loop_given_no_thread_compiles_xla_once_past_its_budget(caplog, monkeypatch):
     from astjax.backends.auto import tiered
     caplog.set_level("INFO", logger="astjax")

@@ -330,7 +330,8 @@ class Tiered:
         background ends (or, where no thread could start it, past the sizes' budget): then
         XLA's, once compiled (here, if no thread had started it)."""
         budget = self._budget.get(sizes)
-        if budget is None:  # (another thread's call ran past it)
+        if budget is None:  # (another thread's call ran past it: XLA's, once compiled)
+            self.wait_behind()
             return self._first_call(args)
         compiled = self._compiled.get(sizes)
         if compiled is None and (sizes in self._xla or sizes in self._behind_failed):
