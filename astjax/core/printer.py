@@ -263,15 +263,20 @@ def _same_buffer(aval, out) -> bool:
         return False
     if len(aval.shape) == 0 or len(aval.shape) != len(out.shape):
         return False
-    static_negative = any(isinstance(d, (int, np.integer)) and d < 0 for d in aval.shape)
-    return not static_negative and all(known_equal(a, b) for a, b in zip(aval.shape, out.shape))
+    return not _run_time_length(aval) and \
+        all(known_equal(a, b) for a, b in zip(aval.shape, out.shape))
+
+
+def _run_time_length(aval) -> bool:
+    """Whether a size is -1: a while loop's tape, its length known only when it runs."""
+    return any(isinstance(d, (int, np.integer)) and d < 0 for d in aval.shape)
 
 
 def _large(aval) -> bool:
     """At least RELEASE_BYTES (a tape's run-time length counts as large). For symbolic sizes
     it is a choice by size class: under jit a recorded fact, so code compiled for small arrays
     is compiled again, releasing, when large ones come; ahead of time decided once."""
-    if any(isinstance(d, (int, np.integer)) and d < 0 for d in aval.shape):
+    if _run_time_length(aval):
         return True
     nbytes = np.dtype(aval.dtype).itemsize
     for d in aval.shape:

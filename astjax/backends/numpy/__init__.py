@@ -10,6 +10,7 @@ import importlib.util
 import os
 import sys
 import threading
+import types
 
 import numpy as np
 
@@ -59,7 +60,7 @@ def _load(path: str, name: str):
 _MADVISE = getattr(getattr(getattr(np, "_core", None), "multiarray", None),
                    "_set_madvise_hugepage", None)
 _pages_lock = threading.Lock()
-_small_pages_depth = [0, None]  # [blocks open, the setting to restore when the last ends]
+_pages = types.SimpleNamespace(blocks=0, restore=None)  # blocks open; the setting they found
 
 
 @contextlib.contextmanager
@@ -70,13 +71,13 @@ def small_pages():
         yield
         return
     with _pages_lock:
-        if _small_pages_depth[0] == 0:
-            _small_pages_depth[1] = _MADVISE(False)
-        _small_pages_depth[0] += 1
+        if _pages.blocks == 0:
+            _pages.restore = _MADVISE(False)
+        _pages.blocks += 1
     try:
         yield
     finally:
         with _pages_lock:
-            _small_pages_depth[0] -= 1
-            if _small_pages_depth[0] == 0:
-                _MADVISE(_small_pages_depth[1])
+            _pages.blocks -= 1
+            if _pages.blocks == 0:
+                _MADVISE(_pages.restore)
